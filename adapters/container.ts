@@ -1,7 +1,7 @@
 import type { AggregationOptionsInput, AggregatorName } from '../core/index.js';
 import { container as rootContainer, type DependencyContainer } from './di.js';
 import { SCALARIZER } from './tokens.js';
-import { CoreScalarizer } from './scalarizer.js';
+import { CoreScalarizer, type RubricCompiler } from './scalarizer.js';
 import type { HostName } from './host-adapter.js';
 import type { RubricAdapter } from './rubric-adapter.js';
 import { OfficialGearAdapter } from './official-gear/adapter.js';
@@ -27,9 +27,13 @@ export const SUPPORTED_HOSTS = Object.keys(ADAPTER_CLASSES) as SupportedHost[];
  * The composition root: a container whose SCALARIZER is gear's `aggregator` with `options`.
  * Swapping flat for GEAR is this one registration; adapters resolve unchanged.
  */
-export function createGearContainer(aggregator: AggregatorName, options: AggregationOptionsInput = {}): DependencyContainer {
+export function createGearContainer(
+  aggregator: AggregatorName,
+  options: AggregationOptionsInput = {},
+  compile?: RubricCompiler,
+): DependencyContainer {
   const child = rootContainer.createChildContainer();
-  child.register(SCALARIZER, { useValue: new CoreScalarizer(aggregator, options) });
+  child.register(SCALARIZER, { useValue: new CoreScalarizer(aggregator, options, compile) });
   return child;
 }
 

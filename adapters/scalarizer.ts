@@ -4,6 +4,7 @@ import {
   type AggregationMethod,
   type AggregationOptionsInput,
   type AggregatorName,
+  type CompiledRubric,
   type Rubric,
   type ScoreVector,
 } from '../core/index.js';
@@ -22,15 +23,22 @@ export interface Scalarizer {
   scalarize(rubric: Rubric, scores: ScoreVector, hostOptions: AggregationOptionsInput): Scalarization;
 }
 
+/**
+ * How a scalarizer gets a compiled rubric. The default compiles on every call; a long-lived
+ * process (the service) passes a cached one, since the 8 responses of a prompt share a rubric.
+ */
+export type RubricCompiler = (rubric: Rubric, options: AggregationOptionsInput) => CompiledRubric;
+
 /** gear's aggregators (flat, hard, gear, gear-exact, auto) as a Scalarizer. */
 export class CoreScalarizer implements Scalarizer {
   constructor(
     readonly aggregator: AggregatorName,
     private readonly options: AggregationOptionsInput = {},
+    private readonly compile: RubricCompiler = compileRubric,
   ) {}
 
   scalarize(rubric: Rubric, scores: ScoreVector, hostOptions: AggregationOptionsInput): Scalarization {
-    const compiled = compileRubric(rubric, { ...this.options, ...hostOptions });
+    const compiled = this.compile(rubric, { ...this.options, ...hostOptions });
     const { method, reward, q } = aggregate(compiled, this.aggregator, scores);
     return { method, reward, q: Array.from(q) };
   }

@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  aggregate,
+  compileOfficialRewardModel,
+  computeFcp,
+  createPrng,
+  simulateJudgment,
+  type CompiledRubric,
+} from '../../core/index.js';
+import { createGearContainer, resolveAdapter } from '../../adapters/container.js';
+import { loadBundledRubrics } from '../../conformance/fixtures-loader/bundled-rubrics.js';
+import { conformanceTarget } from '../../conformance/targets.js';
+import type { RunningServer } from './server.js';
+import { RpcTestClient } from './testing/rpc-test-client.js';
+import { startTestService } from './testing/running-service.js';
+
+interface ScoreResult {
+  index?: number;
+  reward: number;
+  method: string;
+  effective: number[];
+  flat: number;
+}
+
+const bundled = loadBundledRubrics(['healthbench']);
+
+/** One GRPO step's shape: each bundled rubric with 8 simulated responses (the judge is simulated). */
+function responsesOf(rubricCount: number, perRubric: number, seed: number) {
+  const prng = createPrng(seed);
+  const out: { rubric: number; p: number[]; d: boolean[] }[] = [];
+  for (let r = 0; r < rubricCount; r++) {
+    const weights = bundled[r % bundled.length]!.rewardModel.rubrics.map((x) => x.points);
+    for (let k = 0; k < perRubric; k++) {
+      const j = simulateJudgment(weights, prng);
+      out.push({ rubric: r % bundled.length, p: Array.from(j.p), d: Array.from(j.d) });
+    }
+  }
+  return out;
+}
+
+describe('the service methods, over a real socket', () => {
+  let server: RunningServer;
+  let client: RpcTestClient;
+  const compiled: CompiledRubric[] = bundled.map((b) => compileOfficialRewardModel(b.rewardModel));
+  const ids: string[] = [];
+
+  beforeAll(async () => {
+    server = await startTestService();
+    client = await RpcTestClient.open(server.url);
+    for (const b of bundled) ids.push((await client.call<{ rubricId: string }>('rubric.register', { reward_model: b.rewardModel })).rubricId);
+  });
+  afterAll(async () => {
+    await client.close();
+    await server.close();
+  });
+
+  describe('rubric.register', () => {
+    it('gives the same id for the same content in either format, and says it was cached', async () => {
+      const official = bundled[0]!.rewardModel;
+      const canonical = compiled[0]!.rubric;
+      // Same rubric, keys of each criterion written in reverse order: the parsed content is equal.
+      const reordered = { edges: canonical.edges, criteria: canonical.criteria.map((c) => Object.fromEntries(Object.entries(c).reverse())) };
+      const again = await client.call<{ rubricId: string; cached: boolean }>('rubric.register', { reward_model: official });
+      const viaCanonical = await client.call<{ rubricId: string; cached: boolean }>('rubric.register', { rubric: reordered });
+      expect(again).toMatchObject({ rubricId: ids[0], cached: true });
+      expect(viaCanonical).toMatchObject({ rubricId: ids[0], cached: true });
+    });
+
+    it('returns the compile report, naming each dropped edge and why', async () => {
+      const result = await client.call<{ report: { edgesIn: number; edgesKept: number; droppedEdges: { index: number; reason: string }[] } }>(
+        'rubric.register',
+        {
+          rubric: {
+            criteria: [
+              { id: 'a', text: 'A', weight: 2 },
+              { id: 'b', text: 'B', weight: 1 },
+            ],
+            edges: [
+              { parent: 'a', child: 'b', relation: 'weak' },
+              { parent: 'b', child: 'a', relation: 'weak' },
+              { parent: 'a', child: 'a', relation: 'strong' },
+            ],
+          },
+        },
+      );
+      expect(result.report.edgesIn).toBe(3);
+      expect(result.report.edgesKept).toBe(1);
+      expect(result.report.droppedEdges.map((d) => [d.index, d.reason])).toEqual([
+        [1, 'cycle'],
+        [2, 'self-loop'],
+      ]);
+    });
+  });
+
+  describe('rubric.scoreBatch with a whole GRPO step (112 prompts x 8 responses)', () => {
+    const step = responsesOf(112, 8, 4);
+
+    it('answers every response bit for bit as in-process core does, for each aggregator', async () => {
+      for (const aggregator of ['flat', 'hard', 'gear', 'gear-exact', 'auto'] as const) {
+        const items = step.map((r) => ({ rubricId: ids[r.rubric], scores: { p: r.p, d: r.d } }));
+        const { results } = await client.call<{ results: ScoreResult[] }>('rubric.scoreBatch', { items, aggregator });
+        expect(results).toHaveLength(896);
+        results.forEach((result, i) => {
+          const r = step[i]!;
+          const local = aggregate(compiled[r.rubric]!, aggregator, { p: r.p, d: r.d });
+          expect(result.index).toBe(i);
+          expect(result.reward).toBe(local.reward);
+          expect(result.method).toBe(local.method);
+          expect(result.effective).toEqual(Array.from(local.q));
+          expect(result.flat).toBe(aggregate(compiled[r.rubric]!, 'flat', { p: r.p }).reward);
+        });
+      }
+    });
+
+    it('returns a bad item as data at its index and still scores the others', async () => {
+      const items: unknown[] = step.slice(0, 8).map((r) => ({ rubricId: ids[r.rubric], scores: { p: r.p } }));
+      (items[3] as { scores: { p: number[] } }).scores.p = [...step[3]!.p.slice(1), 1.5];
+      items[5] = { rubricId: ids[0], scores: { p: step[5]!.p }, aggregator: 'median' };
+      const { results } = await client.call<{ results: (ScoreResult & { error?: { code: string; path: unknown[] } })[] }>('rubric.scoreBatch', {
+        items,
+      });
+      expect(results[3]!.error).toMatchObject({ code: 'invalid_input', path: ['items', 3, 'scores', 'p', step[3]!.p.length - 1] });
+      expect(results[5]!.error).toMatchObject({ code: 'invalid_input', path: ['items', 5, 'aggregator'] });
+      for (const i of [0, 1, 2, 4, 6, 7]) expect(results[i]!.reward).toBe(aggregate(compiled[step[i]!.rubric]!, 'gear', step[i]!).reward);
+    });
+
+    it('fails the whole request with -32001 listing every unknown rubric id', async () => {
+      const unknown = `sha256:${'0'.repeat(64)}`;
+      const items = [
+        { rubricId: ids[0], scores: { p: step[0]!.p } },
+        { rubricId: unknown, scores: { p: [0.5] } },
+      ];
+      const response = await client.request('rubric.scoreBatch', { items });
+      expect(response.error).toMatchObject({ code: -32001, data: { rubricIds: [unknown] } });
+    });
+  });
+
+  describe('rubric.score', () => {
+    it('scores an inline rubric with per-call options like the in-process core', async () => {
+      const r = responsesOf(1, 1, 9)[0]!;
+      const options = { retention: { weak: 0.5, strong: 0.1, activation: 0 }, gamma: 2, normalize: 'abs-sum' };
+      const result = await client.call<ScoreResult>('rubric.score', { reward_model: bundled[0]!.rewardModel, scores: { p: r.p }, options });
+      const local = aggregate(compileOfficialRewardModel(bundled[0]!.rewardModel, options as never), 'gear', { p: r.p });
+      expect(result.reward).toBe(local.reward);
+      expect(result.effective).toEqual(Array.from(local.q));
+    });
+
+    it('names the field of a bad option', async () => {
+      const response = await client.request('rubric.score', { rubricId: ids[0], scores: { p: [] }, options: { gamma: -1 } });
+      expect(response.error).toMatchObject({ code: -32602, data: { code: 'invalid_input', path: ['options', 'gamma'] } });
+    });
+
+    it('refuses a reference that gives two rubrics', async () => {
+      const response = await client.request('rubric.score', { rubricId: ids[0], rubric: compiled[0]!.rubric, scores: { p: [] } });
+      expect(response.error).toMatchObject({ code: -32602, data: { path: ['rubric'] } });
+    });
+  });
+
+  describe('host.score and host.scoreBatch', () => {
+    for (const host of ['ruscarl', 'gear', 'rar-explicit', 'writingbench'] as const) {
+      it(`reproduce the ${host} adapter in process, judge outputs and all`, async () => {
+        const { cases } = conformanceTarget(host);
+        const local = resolveAdapter(createGearContainer('gear'), host);
+        const items = cases.slice(0, 30).map((c) => ({ row: c.row, response: c.response, judgeOutputs: c.judgeOutputs }));
+        const { results } = await client.call<{ results: { reward: number; nativeReward: number; effective: number[]; judgments: unknown[] }[] }>(
+          'host.scoreBatch',
+          { host, items },
+        );
+        results.forEach((result, i) => {
+          const expected = local.score(items[i]!);
+          expect(result.reward).toBe(expected.reward);
+          expect(result.nativeReward).toBe(expected.nativeReward);
+          expect(result.effective).toEqual(expected.effective);
+          expect(result.judgments).toEqual(expected.judgments);
+        });
+        const single = await client.call<{ reward: number }>('host.score', { host, ...items[0]! });
+        expect(single.reward).toBe(local.score(items[0]!).reward);
+      });
+    }
+
+    it('host.requests returns the judge prompts exactly as the adapter builds them', async () => {
+      const [first] = conformanceTarget('ruscarl').cases;
+      const local = resolveAdapter(createGearContainer('flat'), 'ruscarl');
+      const { requests } = await client.call<{ requests: unknown[] }>('host.requests', { host: 'ruscarl', row: first!.row, response: first!.response });
+      expect(requests).toEqual(local.format.buildJudgeRequests(local.format.parseRow(first!.row), first!.response));
+    });
+
+    it('locates a malformed row field under row', async () => {
+      const response = await client.request('host.score', { host: 'ruscarl', row: { prompt: [{ role: 'user', content: 'hi' }] }, response: 'x', judgeOutputs: [] });
+      expect(response.error).toMatchObject({ code: -32602, data: { path: ['row', 'reward_model'] } });
+    });
+  });
+
+  describe('diagnostics.fcp', () => {
+    it('equals computeFcp in process over the same responses', async () => {
+      const step = responsesOf(20, 8, 11);
+      const items = step.map((r) => ({ rubricId: ids[r.rubric], scores: { p: r.p } }));
+      const report = await client.call<Record<string, unknown>>('diagnostics.fcp', { items, aggregators: ['flat', 'hard', 'gear'] });
+      const local = computeFcp(
+        step.map((r) => ({ compiled: compiled[r.rubric]!, scores: { p: r.p } })),
+        { aggregators: ['flat', 'hard', 'gear'] },
+      );
+      expect(report).toEqual({ ...local, skipped: [] });
+    });
+  });
+});

@@ -1,0 +1,21 @@
+import type { Method } from './methods/method.js';
+import { serverHealth, serverInfo } from './methods/server-info.js';
+import { rubricRegister } from './methods/rubric-register.js';
+import { rubricScore, rubricScoreBatch } from './methods/rubric-score.js';
+import { hostRequests, hostScore, hostScoreBatch } from './methods/host-score.js';
+import { diagnosticsFcp } from './methods/diagnostics-fcp.js';
+
+/** The method table: every `noun.verb` the service answers, each with its params schema. */
+export const METHODS: readonly Method[] = [
+  serverInfo,
+  serverHealth,
+  rubricRegister,
+  rubricScore,
+  rubricScoreBatch,
+  hostRequests,
+  hostScore,
+  hostScoreBatch,
+  diagnosticsFcp,
+] as readonly Method[];
+
+export const METHOD_NAMES: readonly string[] = METHODS.map((m) => m.name);

@@ -1,0 +1,41 @@
+import { checkScores, createFcpAccumulator, GearError, parseWith } from '../../../core/index.js';
+import { FcpItemSchema, FcpParamsSchema, rubricRefOf } from '../params.js';
+import { resolveOptions } from '../rubric-cache.js';
+import { checkBatchSize } from './batch-limit.js';
+import { itemError, type ItemError } from './item-error.js';
+import { defineMethod } from './method.js';
+import { checkRubricIdsKnown, resolveCompiled } from './resolve-rubric.js';
+
+/** False-credit-propagation diagnostics (L_FCP and P per aggregator) over a set of scored responses. */
+export const diagnosticsFcp = defineMethod({
+  name: 'diagnostics.fcp',
+  params: FcpParamsSchema,
+  handle: (params, context) => {
+    checkBatchSize(params.items, context);
+    checkRubricIdsKnown(context, params.items);
+    const options = resolveOptions(params.options);
+    const accumulator = createFcpAccumulator({
+      ...(params.aggregators === undefined ? {} : { aggregators: params.aggregators }),
+      ...(params.threshold === undefined ? {} : { threshold: params.threshold }),
+      ...(params.relations === undefined ? {} : { relations: params.relations }),
+    });
+    const skipped: ItemError[] = [];
+    params.items.forEach((input, index) => {
+      const at = ['items', index];
+      try {
+        const item = parseWith(FcpItemSchema, input, at);
+        const compiled = resolveCompiled(context, rubricRefOf(item, at), options, at);
+        let scores;
+        try {
+          scores = checkScores(compiled, item.scores);
+        } catch (error) {
+          throw error instanceof GearError ? error.under([...at, 'scores']) : error;
+        }
+        accumulator.add({ compiled, scores });
+      } catch (error) {
+        skipped.push(itemError(index, error));
+      }
+    });
+    return { ...accumulator.report(), skipped };
+  },
+});

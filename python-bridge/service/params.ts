@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { AggregatorNameSchema, GearError, RelationSchema } from '../../core/index.js';
+import { SUPPORTED_HOSTS, type SupportedHost } from '../../adapters/container.js';
+import type { RubricSource } from './rubric-cache.js';
+
+/**
+ * One zod schema per method's params. Schemas check the envelope (which fields, which types);
+ * rubric contents, scores and options are checked by core, which names the exact field too.
+ */
+const RUBRIC_ID = /^sha256:[0-9a-f]{64}$/;
+
+const RubricRefFields = {
+  rubricId: z.string().regex(RUBRIC_ID, 'must be "sha256:" followed by 64 lowercase hex digits').optional(),
+  rubric: z.unknown().optional(),
+  reward_model: z.unknown().optional(),
+};
+
+export type RubricRef =
+  | { readonly kind: 'id'; readonly rubricId: string }
+  | { readonly kind: 'inline'; readonly source: RubricSource };
+
+/** Exactly one of rubricId, rubric, reward_model. @throws GearError naming the fields. */
+export function rubricRefOf(fields: { rubricId?: string | undefined; rubric?: unknown; reward_model?: unknown }, at: readonly (string | number)[]): RubricRef {
+  const given = (['rubricId', 'rubric', 'reward_model'] as const).filter((k) => fields[k] !== undefined);
+  if (given.length !== 1) {
+    const detail = given.length === 0 ? 'missing: give one of rubricId, rubric, reward_model' : `give only one of ${given.join(', ')}`;
+    throw new GearError('invalid_input', [...at, given[1] ?? 'rubricId'], detail);
+  }
+  if (fields.rubricId !== undefined) return { kind: 'id', rubricId: fields.rubricId };
+  if (fields.rubric !== undefined) return { kind: 'inline', source: { format: 'canonical', rubric: fields.rubric } };
+  return { kind: 'inline', source: { format: 'official-gear', reward_model: fields.reward_model } };
+}
+
+export const ScoresSchema = z.strictObject({ p: z.unknown(), d: z.unknown().optional() });
+
+const Aggregation = {
+  aggregator: AggregatorNameSchema.optional(),
+  options: z.unknown().optional(),
+};
+
+export const EmptyParamsSchema = z.union([z.strictObject({}), z.array(z.never()).max(0), z.undefined()]);
+
+export const RegisterParamsSchema = z.strictObject({
+  rubric: z.unknown().optional(),
+  reward_model: z.unknown().optional(),
+  options: z.unknown().optional(),
+});
+
+export const ScoreItemSchema = z.strictObject({ ...RubricRefFields, scores: ScoresSchema, ...Aggregation });
+export type ScoreItem = z.infer<typeof ScoreItemSchema>;
+
+export const ScoreParamsSchema = ScoreItemSchema;
+
+/** Items stay unknown here: a bad item is data in the result, not a failed request. */
+export const ScoreBatchParamsSchema = z.strictObject({ items: z.array(z.unknown()), ...Aggregation });
+
+const HostSchema = z.enum(SUPPORTED_HOSTS as [SupportedHost, ...SupportedHost[]]);
+
+export const HostRequestsParamsSchema = z.strictObject({ host: HostSchema, row: z.unknown(), response: z.string() });
+
+export const HostScoreItemSchema = z.strictObject({
+  host: HostSchema.optional(),
+  row: z.unknown(),
+  response: z.string(),
+  judgeOutputs: z.array(z.string()),
+  ...Aggregation,
+});
+export type HostScoreItem = z.infer<typeof HostScoreItemSchema>;
+
+export const HostScoreParamsSchema = HostScoreItemSchema.extend({ host: HostSchema });
+
+export const HostScoreBatchParamsSchema = z.strictObject({ items: z.array(z.unknown()), host: HostSchema.optional(), ...Aggregation });
+
+export const FcpItemSchema = z.strictObject({ ...RubricRefFields, scores: ScoresSchema });
+
+export const FcpParamsSchema = z.strictObject({
+  items: z.array(z.unknown()),
+  aggregators: z.array(AggregatorNameSchema.exclude(['auto'])).min(1).optional(),
+  threshold: z.number().min(0).max(1).optional(),
+  relations: z.array(RelationSchema).min(1).optional(),
+  options: z.unknown().optional(),
+});
+

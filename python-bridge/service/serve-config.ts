@@ -1,0 +1,35 @@
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { GearError, parseWith } from '../../core/index.js';
+import { ServiceLimitsSchema } from './limits.js';
+
+export const DEFAULT_PORT = 8765;
+
+export const ServeConfigSchema = z.strictObject({
+  host: z.string().min(1).default('127.0.0.1'),
+  /** 0 picks a free port (the listening line says which). */
+  port: z.number().int().min(0).max(65535).default(DEFAULT_PORT),
+  /** Shared secret clients send as `Authorization: Bearer <token>`; required off loopback. */
+  token: z.string().min(16, 'must be at least 16 characters').optional(),
+  limits: ServiceLimitsSchema.default(ServiceLimitsSchema.parse({})),
+  logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** How long shutdown waits for requests already received before closing sockets. */
+  drainTimeoutMs: z.number().int().min(0).default(10_000),
+});
+export type ServeConfig = z.output<typeof ServeConfigSchema>;
+export type ServeConfigInput = z.input<typeof ServeConfigSchema>;
+
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1' || host === '::ffff:127.0.0.1';
+}
+
+/** @throws GearError naming the field; binding off loopback without a token is refused. */
+export function parseServeConfig(input: unknown): ServeConfig {
+  const config = parseWith(ServeConfigSchema, input);
+  if (!isLoopback(config.host) && config.token === undefined) {
+    throw new GearError('usage', ['token'], `binding ${config.host} (not loopback) requires a token (--token or GEAR_TOKEN)`);
+  }
+  return config;
+}

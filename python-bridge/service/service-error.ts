@@ -1,0 +1,21 @@
+/**
+ * Errors the service raises itself (core raises GearError). Each kind has its own JSON-RPC code
+ * in the reserved server range; rpc-errors.ts is the one place that maps them to the wire.
+ */
+export type ServiceErrorKind = 'unknown_rubric' | 'limit_exceeded' | 'shutting_down';
+
+export class ServiceError extends Error {
+  override readonly name = 'ServiceError';
+
+  constructor(
+    readonly kind: ServiceErrorKind,
+    message: string,
+    readonly data?: Readonly<Record<string, unknown>>,
+  ) {
+    super(message);
+  }
+}
+
+export function limitExceeded(limit: string, max: number, actual: number): ServiceError {
+  return new ServiceError('limit_exceeded', `${limit} exceeded: ${actual} > ${max}`, { limit, max, actual });
+}
