@@ -18,6 +18,7 @@ import {
 } from '../core/index.js';
 import { loadBundledRubrics } from '../conformance/fixtures-loader/bundled-rubrics.js';
 import { measureNsPerOp } from './measure.js';
+import { timeGrpoStepOverBridge } from './grpo-step-bridge.js';
 
 interface Case {
   readonly compiled: CompiledRubric;
@@ -85,7 +86,7 @@ function officialPythonUs(gearPy: string, cases: readonly Case[]): number | unde
   return Number(run.stdout.trim());
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const gearPy = process.env['GEAR_OFFICIAL_PY'];
   const bundled = loadBundledRubrics(['healthbench']).filter((b) => b.key.includes('oss_eval'));
   const annotated = bundled.map((b) => readOfficialRewardModel(b.rewardModel).rubric);
@@ -136,6 +137,18 @@ function main(): void {
   } else {
     log('official Python: set GEAR_OFFICIAL_PY=/path/to/GEAR/verl/utils/reward_score/gear.py to time it on the same cases');
   }
+  log();
+  const steps = 25;
+  const step = await timeGrpoStepOverBridge(annotated, steps);
+  if (step !== undefined) {
+    log(`one GRPO step (${step.prompts} prompts x 8 = ${step.responses} responses, paper-density graphs), median of ${step.steps} steps:`);
+    log(`  Python -> gear_bridge -> socket -> gear serve -> back: ${step.bridge_ms.toFixed(2)} ms (rewards bit-identical to in-process gear: ${String(step.bridge_bitwise_equal)})`);
+    log(`  in-process Python, graph read per call:               ${step.python_per_call_ms.toFixed(2)} ms = ${(step.python_per_call_ms / step.bridge_ms).toFixed(2)}x the bridge`);
+    log(`  in-process Python, graph compiled once per prompt:     ${step.python_compiled_ms.toFixed(2)} ms = ${(step.python_compiled_ms / step.bridge_ms).toFixed(2)}x the bridge`);
+    log(`  (Python rewards within ${step.python_max_abs_diff.toExponential(1)} of gear's)`);
+    const speedup = step.python_per_call_ms / step.bridge_ms;
+    log(`target bridge >= 2x faster than in-process Python: ${speedup.toFixed(2)}x -> ${speedup >= 2 ? 'met' : 'NOT met'}`);
+  }
 }
 
-main();
+await main();

@@ -12,6 +12,7 @@ import { loadBundledRubrics } from '../../conformance/fixtures-loader/bundled-ru
 import { conformanceTarget } from '../../conformance/targets.js';
 import type { RunningServer } from './server.js';
 import { RpcTestClient } from './testing/rpc-test-client.js';
+import { decodeFloat64Base64, encodeFloat64Base64 } from './float64-base64.js';
 import { startTestService } from './testing/running-service.js';
 
 interface ScoreResult {
@@ -132,6 +133,57 @@ describe('the service methods, over a real socket', () => {
       ];
       const response = await client.request('rubric.scoreBatch', { items });
       expect(response.error).toMatchObject({ code: -32001, data: { rubricIds: [unknown] } });
+    });
+  });
+
+  describe('rubric.scoreColumns and the float64-base64 encoding', () => {
+    const step = responsesOf(112, 8, 5);
+    const b64 = (values: readonly number[]) => encodeFloat64Base64(values);
+
+    it('score a GRPO step in columns bit for bit as in-process core does', async () => {
+      const result = await client.call<{ rewards: number[]; flat: number[]; methods: string[]; sizes: number[]; effective: string; errors: unknown[] }>(
+        'rubric.scoreColumns',
+        { rubricIds: step.map((r) => ids[r.rubric]), p: b64(step.flatMap((r) => r.p)), aggregator: 'gear' },
+      );
+      const effective = decodeFloat64Base64(result.effective, []);
+      let offset = 0;
+      step.forEach((r, i) => {
+        const local = aggregate(compiled[r.rubric]!, 'gear', { p: r.p });
+        expect(result.rewards[i]).toBe(local.reward);
+        expect(result.flat[i]).toBe(aggregate(compiled[r.rubric]!, 'flat', { p: r.p }).reward);
+        expect(result.sizes[i]).toBe(r.p.length);
+        expect(Array.from(effective.subarray(offset, offset + r.p.length))).toEqual(Array.from(local.q));
+        offset += r.p.length;
+      });
+      expect(result.errors).toEqual([]);
+    });
+
+    it('report a response with an out-of-range score at its global position and score the rest', async () => {
+      const p = step.slice(0, 3).flatMap((r) => r.p);
+      const bad = step[0]!.p.length + 1;
+      p[bad] = 2;
+      const result = await client.call<{ rewards: (number | null)[]; errors: { index: number; error: { path: unknown[] } }[] }>('rubric.scoreColumns', {
+        rubricIds: step.slice(0, 3).map((r) => ids[r.rubric]),
+        p: b64(p),
+      });
+      expect(result.errors).toEqual([{ index: 1, error: expect.objectContaining({ code: 'invalid_input', path: ['p', bad] }) }]);
+      expect(result.rewards[1]).toBeNull();
+      expect(result.rewards[2]).toBe(aggregate(compiled[step[2]!.rubric]!, 'gear', step[2]!).reward);
+    });
+
+    it('refuse scores whose count does not match the rubrics', async () => {
+      const response = await client.request('rubric.scoreColumns', { rubricIds: [ids[0]], p: b64([0.5]) });
+      expect(response.error).toMatchObject({ code: -32602, data: { path: ['p'] } });
+    });
+
+    it('let rubric.scoreBatch take and return base64 vectors with the same numbers', async () => {
+      const items = step.slice(0, 16).map((r) => ({ rubricId: ids[r.rubric], scores: { p: b64(r.p) } }));
+      const { results } = await client.call<{ results: { reward: number; effective: string }[] }>('rubric.scoreBatch', { items, encoding: 'float64-base64' });
+      results.forEach((result, i) => {
+        const local = aggregate(compiled[step[i]!.rubric]!, 'gear', step[i]!);
+        expect(result.reward).toBe(local.reward);
+        expect(Array.from(decodeFloat64Base64(result.effective, []))).toEqual(Array.from(local.q));
+      });
     });
   });
 

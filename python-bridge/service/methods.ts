@@ -2,6 +2,7 @@ import type { Method } from './methods/method.js';
 import { serverHealth, serverInfo } from './methods/server-info.js';
 import { rubricRegister } from './methods/rubric-register.js';
 import { rubricScore, rubricScoreBatch } from './methods/rubric-score.js';
+import { rubricScoreColumns } from './methods/rubric-score-columns.js';
 import { hostRequests, hostScore, hostScoreBatch } from './methods/host-score.js';
 import { diagnosticsFcp } from './methods/diagnostics-fcp.js';
 
@@ -12,6 +13,7 @@ export const METHODS: readonly Method[] = [
   rubricRegister,
   rubricScore,
   rubricScoreBatch,
+  rubricScoreColumns,
   hostRequests,
   hostScore,
   hostScoreBatch,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AggregatorNameSchema, GearError, RelationSchema } from '../../core/index.js';
 import { SUPPORTED_HOSTS, type SupportedHost } from '../../adapters/container.js';
 import type { RubricSource } from './rubric-cache.js';
+import { WireEncodingValues } from './float64-base64.js';
 
 /**
  * One zod schema per method's params. Schemas check the envelope (which fields, which types);
@@ -38,6 +39,9 @@ const Aggregation = {
   options: z.unknown().optional(),
 };
 
+/** How score vectors travel: JSON numbers (default) or float64-base64 (scores.p in, effective out). */
+const Encoding = { encoding: z.enum(WireEncodingValues).optional() };
+
 export const EmptyParamsSchema = z.union([z.strictObject({}), z.array(z.never()).max(0), z.undefined()]);
 
 export const RegisterParamsSchema = z.strictObject({
@@ -49,10 +53,16 @@ export const RegisterParamsSchema = z.strictObject({
 export const ScoreItemSchema = z.strictObject({ ...RubricRefFields, scores: ScoresSchema, ...Aggregation });
 export type ScoreItem = z.infer<typeof ScoreItemSchema>;
 
-export const ScoreParamsSchema = ScoreItemSchema;
+export const ScoreParamsSchema = ScoreItemSchema.extend(Encoding);
 
 /** Items stay unknown here: a bad item is data in the result, not a failed request. */
-export const ScoreBatchParamsSchema = z.strictObject({ items: z.array(z.unknown()), ...Aggregation });
+export const ScoreBatchParamsSchema = z.strictObject({ items: z.array(z.unknown()), ...Aggregation, ...Encoding });
+
+export const ScoreColumnsParamsSchema = z.strictObject({
+  rubricIds: z.array(z.string().regex(RUBRIC_ID, 'must be "sha256:" followed by 64 lowercase hex digits')),
+  p: z.string(),
+  ...Aggregation,
+});
 
 const HostSchema = z.enum(SUPPORTED_HOSTS as [SupportedHost, ...SupportedHost[]]);
 

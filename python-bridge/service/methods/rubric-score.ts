@@ -9,7 +9,10 @@ import { defaultsOf, scoreItem } from './score-item.js';
 export const rubricScore = defineMethod({
   name: 'rubric.score',
   params: ScoreParamsSchema,
-  handle: (params, context) => scoreItem(context, params, defaultsOf({}), []),
+  handle: (params, context) => {
+    const { encoding, ...item } = params;
+    return scoreItem(context, item, defaultsOf({ encoding }), []);
+  },
 });
 
 /** Many responses (a GRPO step) in one request; `aggregator`/`options` are defaults items may override. */

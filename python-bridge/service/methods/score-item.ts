@@ -1,39 +1,49 @@
-import { aggregate, checkScores, GearError, parseWith, type AggregatorName } from '../../../core/index.js';
+import { aggregate, checkScores, computeReward, GearError, parseWith, type AggregatorName } from '../../../core/index.js';
 import { ScoreItemSchema, rubricRefOf } from '../params.js';
 import { resolveOptions, type ResolvedOptions } from '../rubric-cache.js';
 import type { ServiceContext } from '../service-context.js';
 import { resolveCompiled } from './resolve-rubric.js';
+import { decodeFloat64Base64, encodeFloat64Base64, type WireEncoding } from '../float64-base64.js';
 
 export interface Defaults {
   readonly aggregator: AggregatorName;
   readonly options: ResolvedOptions;
+  readonly encoding: WireEncoding;
 }
 
 export interface ScoreResult {
   readonly reward: number;
   readonly method: string;
-  /** Effective score per criterion, in rubric order. */
-  readonly effective: number[];
+  /** Effective score per criterion, in rubric order (a base64 string under float64-base64). */
+  readonly effective: number[] | string;
   /** The flat reward of the same scores, for logging what dependency-aware aggregation changed. */
   readonly flat: number;
 }
 
+/** Scratch for effective scores: every result copies out of it, so one buffer serves all items. */
+let q = new Float64Array(64);
+
 /** Scores one response; error paths start at `at` (e.g. `items[3]`). @throws GearError */
 export function scoreItem(context: ServiceContext, input: unknown, defaults: Defaults, at: readonly (string | number)[]): ScoreResult {
   const item = parseWith(ScoreItemSchema, input, at);
+  const base64 = defaults.encoding === 'float64-base64';
   const options = item.options === undefined ? defaults.options : resolveOptions(item.options, [...at, 'options']);
   const compiled = resolveCompiled(context, rubricRefOf(item, at), options, at);
   let scores;
   try {
-    scores = checkScores(compiled, item.scores);
+    const p = base64 ? decodeFloat64Base64(item.scores.p, ['p']) : item.scores.p;
+    scores = checkScores(compiled, { p, d: item.scores.d });
   } catch (error) {
     throw error instanceof GearError ? error.under([...at, 'scores']) : error;
   }
-  const { method, reward, q } = aggregate(compiled, item.aggregator ?? defaults.aggregator, scores);
-  const flat = method === 'flat' ? reward : aggregate(compiled, 'flat', scores).reward;
-  return { reward, method, effective: Array.from(q), flat };
+  if (q.length < compiled.size) q = new Float64Array(compiled.size * 2);
+  const { method, reward } = aggregate(compiled, item.aggregator ?? defaults.aggregator, scores, q);
+  const effective = q.subarray(0, compiled.size);
+  // Flat's effective scores are p itself, so its reward needs no second pass.
+  const flat = method === 'flat' ? reward : computeReward(compiled, scores.p);
+  return { reward, method, effective: base64 ? encodeFloat64Base64(effective) : Array.from(effective), flat };
 }
 
-export function defaultsOf(params: { aggregator?: AggregatorName | undefined; options?: unknown }): Defaults {
-  return { aggregator: params.aggregator ?? 'gear', options: resolveOptions(params.options) };
+export function defaultsOf(params: { aggregator?: AggregatorName | undefined; options?: unknown; encoding?: WireEncoding | undefined }): Defaults {
+  return { aggregator: params.aggregator ?? 'gear', options: resolveOptions(params.options), encoding: params.encoding ?? 'json' };
 }

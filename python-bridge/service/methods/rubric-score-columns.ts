@@ -1,0 +1,65 @@
+import { aggregate, checkScores, computeReward, GearError, type AggregatorName, type CompiledRubric } from '../../../core/index.js';
+import { decodeFloat64Base64, encodeFloat64Base64 } from '../float64-base64.js';
+import { ScoreColumnsParamsSchema } from '../params.js';
+import { resolveOptions } from '../rubric-cache.js';
+import { checkBatchSize } from './batch-limit.js';
+import { itemError, type ItemError } from './item-error.js';
+import { defineMethod } from './method.js';
+import { checkRubricIdsKnown } from './resolve-rubric.js';
+
+/**
+ * A GRPO step in columns: one registered rubric id per response and every response's scores in
+ * one float64-base64 string, concatenated in response order (each response has as many as its
+ * rubric has criteria). Rewards come back as arrays, effective scores as one string again. The
+ * same arithmetic as rubric.scoreBatch, without per-item objects on either side of the socket.
+ */
+export const rubricScoreColumns = defineMethod({
+  name: 'rubric.scoreColumns',
+  params: ScoreColumnsParamsSchema,
+  handle: (params, context) => {
+    const { rubricIds } = params;
+    checkBatchSize(rubricIds, context);
+    checkRubricIdsKnown(
+      context,
+      rubricIds.map((rubricId) => ({ rubricId })),
+    );
+    const options = resolveOptions(params.options);
+    const aggregator: AggregatorName = params.aggregator ?? 'gear';
+    const compiled: CompiledRubric[] = rubricIds.map((id) => context.cache.compiledById(id, options));
+    const sizes = compiled.map((c) => c.size);
+    const total = sizes.reduce((a, b) => a + b, 0);
+    const p = decodeFloat64Base64(params.p, ['p']);
+    if (p.length !== total) {
+      throw new GearError('invalid_input', ['p'], `has ${p.length} scores but the rubrics of rubricIds have ${total} criteria in all`);
+    }
+    const q = new Float64Array(total);
+    const rewards: (number | null)[] = new Array<number | null>(rubricIds.length);
+    const flat: (number | null)[] = new Array<number | null>(rubricIds.length);
+    const methods: (string | null)[] = new Array<string | null>(rubricIds.length);
+    const errors: ItemError[] = [];
+    let offset = 0;
+    compiled.forEach((rubric, index) => {
+      const pi = p.subarray(offset, offset + rubric.size);
+      try {
+        let scores;
+        try {
+          scores = checkScores(rubric, { p: pi });
+        } catch (error) {
+          throw error instanceof GearError && error.path[1] !== undefined ? new GearError(error.code, ['p', offset + (error.path[1] as number)], error.detail) : error;
+        }
+        const result = aggregate(rubric, aggregator, scores, q.subarray(offset, offset + rubric.size));
+        rewards[index] = result.reward;
+        methods[index] = result.method;
+        flat[index] = result.method === 'flat' ? result.reward : computeReward(rubric, pi);
+      } catch (error) {
+        errors.push(itemError(index, error));
+        rewards[index] = null;
+        flat[index] = null;
+        methods[index] = null;
+        q.fill(0, offset, offset + rubric.size);
+      }
+      offset += rubric.size;
+    });
+    return { rewards, flat, methods, sizes, effective: encodeFloat64Base64(q), errors };
+  },
+});
