@@ -1,0 +1,349 @@
+"""Scoring parsed rows through one client: registration, batching, re-registration, error paths.
+
+:class:`Scorer` sends canonical / official-gear rows as ``rubric.scoreBatch`` items that refer to
+registered rubrics, and host rows as ``host.scoreBatch`` items; a list of responses goes out as one
+request per kind (split only where the server's ``maxBatchItems`` or ``maxPayloadBytes`` demand it).
+Errors the server reports for an item are raised as :class:`RowError` at the row's own field
+(``extra_info.gear.rubric.criteria[2].weight``, ``extra_info.gear_judgments.p[4]``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from .asyncio.client import AsyncClient
+from .exceptions import ConfigError, InvalidParams, PathPart, RowError, UnknownRubric, format_path
+from .rows import GEAR_KEY, GearRow, JudgeScores, Judgment
+from .rubrics import Registration, RubricRegistry
+
+__all__ = ["SCORE_KEYS", "ScoreRequest", "Score", "Scorer"]
+
+logger = logging.getLogger("gear_bridge.scoring")
+
+#: The keys of every score dict the VERL glue returns, in order (VERL builds arrays from the first).
+SCORE_KEYS = ("score", "native_score", "num_criteria", "unread_judgments")
+
+#: Judgment read statuses that mean the judge's output could not be read for a criterion.
+_UNREAD = frozenset({"missing", "unparsable", "invalid-value", "duplicate"})
+_RESEND_UNKNOWN = 3
+
+
+@dataclass(frozen=True)
+class ScoreRequest:
+    """One response to score.
+
+    Attributes:
+        row: the parsed rubric spec.
+        response: the response text (used by host formats).
+        judgment: its judgments (scores, or raw judge outputs for hosts).
+        path: where the row's ``extra_info`` sits, for errors (``("extra_info",)``).
+        judgment_path: where the judgments came from, for errors.
+    """
+
+    row: GearRow
+    response: str
+    judgment: Judgment
+    path: tuple[PathPart, ...] = ("extra_info",)
+    judgment_path: tuple[PathPart, ...] = ("extra_info", "gear_judgments")
+
+
+@dataclass(frozen=True)
+class Score:
+    """One response's result.
+
+    Attributes:
+        reward: the reward under the configured aggregator.
+        native_reward: the flat reward (canonical, official-gear) or the host's native reward.
+        method: the aggregation method used (``auto`` resolves to one).
+        effective: per-criterion effective scores, in rubric order.
+        unread_judgments: criteria whose judge output could not be read (hosts; 0 otherwise).
+    """
+
+    reward: float
+    native_reward: float
+    method: str
+    effective: tuple[float, ...]
+    unread_judgments: int = 0
+
+    def fields(self) -> dict[str, float | int]:
+        """The VERL score dict: the same keys (:data:`SCORE_KEYS`) for every row and format."""
+        return {
+            "score": self.reward,
+            "native_score": self.native_reward,
+            "num_criteria": len(self.effective),
+            "unread_judgments": self.unread_judgments,
+        }
+
+
+def _user_path(request: ScoreRequest, server_path: Sequence[Any]) -> tuple[tuple[PathPart, ...], bool]:
+    """Maps a server error path (relative to one item or the register params) to the row's field.
+
+    Returns the path and whether it is an options error (a setting, not the row).
+    """
+    path = [p for p in server_path if isinstance(p, (str, int))]
+    if not path:
+        return request.path, False
+    head, rest = path[0], tuple(path[1:])
+    if head in ("rubric", "reward_model", "row"):
+        return (*request.path, GEAR_KEY, request.row.content_field, *rest), False
+    if head in ("scores", "judgeOutputs"):
+        return (*request.judgment_path, *rest), False
+    if head == "options":
+        return ("options", *rest), True
+    return (*request.path, *path), False
+
+
+def _detail(message: str, server_path: Sequence[Any]) -> str:
+    """The message without the server's own ``path: `` prefix."""
+    prefix = format_path([p for p in server_path if isinstance(p, (str, int))]) + ": "
+    return message[len(prefix):] if message.startswith(prefix) else message
+
+
+def _field_error(request: ScoreRequest, server_path: Sequence[Any], message: str) -> RowError | ConfigError:
+    path, is_option = _user_path(request, server_path)
+    detail = _detail(message, server_path)
+    return ConfigError(path, detail) if is_option else RowError(path, detail)
+
+
+class Scorer:
+    """Scores :class:`ScoreRequest` lists through one :class:`AsyncClient` and its rubric registry.
+
+    Args:
+        client: an open (or openable) client.
+        max_rubrics: rubric ids remembered; None for all.
+    """
+
+    def __init__(self, client: AsyncClient, *, max_rubrics: int | None = 10000) -> None:
+        self.client = client
+        self.registry = RubricRegistry(client, max_rubrics=max_rubrics)
+
+    async def score(
+        self,
+        requests: Sequence[ScoreRequest],
+        *,
+        aggregator: str = "gear",
+        options: Mapping[str, Any] | None = None,
+        host: str | None = None,
+    ) -> list[Score]:
+        """Scores every request; one ``rubric.scoreBatch`` and/or one ``host.scoreBatch`` request.
+
+        Args:
+            requests: the responses.
+            aggregator: the aggregator for all of them.
+            options: aggregation options for all of them (None: the server's defaults).
+            host: a host that replaces the format of host rows (None: each row's own).
+
+        Raises:
+            RowError: a row or judgment the server rejected, at its field.
+            ConfigError: the server rejected ``options`` or ``aggregator``.
+            BridgeConnectionError: no answer could be had.
+        """
+        scores: list[Score] = []
+        for outcome in await self.score_each(requests, aggregator=aggregator, options=options, host=host):
+            if isinstance(outcome, Exception):
+                raise outcome
+            scores.append(outcome)
+        return scores
+
+    async def score_each(
+        self,
+        requests: Sequence[ScoreRequest],
+        *,
+        aggregator: str = "gear",
+        options: Mapping[str, Any] | None = None,
+        host: str | None = None,
+    ) -> list[Score | RowError | ConfigError]:
+        """Like :meth:`score`, but a bad item's error is returned in its place (the others are scored).
+
+        Raises:
+            ConfigError: the server rejected ``options`` or ``aggregator`` (every item would fail).
+            BridgeConnectionError: no answer could be had.
+        """
+        out: list[Score | RowError | ConfigError | None] = [None] * len(requests)
+        rubric_rows = [i for i, r in enumerate(requests) if not r.row.is_host]
+        host_rows = [i for i, r in enumerate(requests) if r.row.is_host]
+        jobs = []
+        if rubric_rows:
+            jobs.append(self._score_rubric_rows(requests, rubric_rows, out, aggregator, options))
+        if host_rows:
+            jobs.append(self._score_host_rows(requests, host_rows, out, aggregator, options, host))
+        await asyncio.gather(*jobs)
+        done: list[Score | RowError | ConfigError] = []
+        for outcome in out:
+            assert outcome is not None
+            done.append(outcome)
+        return done
+
+    async def _score_rubric_rows(
+        self,
+        requests: Sequence[ScoreRequest],
+        indices: list[int],
+        out: list[Score | RowError | ConfigError | None],
+        aggregator: str,
+        options: Mapping[str, Any] | None,
+    ) -> None:
+        for attempt in range(_RESEND_UNKNOWN + 1):
+            registered = await self._register_all([requests[i] for i in indices])
+            sent: list[int] = []
+            registrations: list[Registration] = []
+            items = []
+            for index, registration in zip(indices, registered):
+                if not isinstance(registration, Registration):
+                    out[index] = registration  # the server rejected this row's rubric
+                    continue
+                judgment = requests[index].judgment
+                assert isinstance(judgment, JudgeScores)
+                sent.append(index)
+                registrations.append(registration)
+                items.append({"rubricId": registration.rubric_id, "scores": judgment.to_wire()})
+            if not items:
+                return
+            try:
+                results = await self._batched(
+                    lambda chunk: self.client.score_batch(chunk, aggregator=aggregator, options=options), items, aggregator, options
+                )
+            except UnknownRubric as error:
+                if attempt == _RESEND_UNKNOWN:
+                    raise
+                unknown = set(error.rubric_ids)
+                for registration in registrations:
+                    if not unknown or registration.rubric_id in unknown:
+                        self.registry.invalidate(registration)
+                continue
+            except InvalidParams as error:
+                raise self._envelope_error(error) from None
+            for index, result in zip(sent, results):
+                request = requests[index]
+                if "error" in result:
+                    error_info = result["error"]
+                    out[index] = _field_error(request, error_info.get("path", [])[2:], str(error_info.get("message", "")))
+                else:
+                    out[index] = Score(float(result["reward"]), float(result["flat"]), str(result["method"]), tuple(result["effective"]))
+            return
+
+    async def _register_all(self, requests: Sequence[ScoreRequest]) -> list[Registration | RowError | ConfigError]:
+        """Each request's registration, or the error at its own row's field (one register per rubric)."""
+        distinct: dict[str, GearRow] = {}
+        for request in requests:
+            distinct.setdefault(request.row.key, request.row)
+        resolved = await asyncio.gather(*(self._register_one(row) for row in distinct.values()))
+        by_key = dict(zip(distinct, resolved))
+        out: list[Registration | RowError | ConfigError] = []
+        for request in requests:
+            outcome = by_key[request.row.key]
+            out.append(outcome if isinstance(outcome, Registration) else _field_error(request, outcome.path, _reason(outcome)))
+        return out
+
+    async def _register_one(self, row: GearRow) -> Registration | InvalidParams:
+        try:
+            return await self.registry.resolve(row)
+        except InvalidParams as error:
+            return error
+
+    async def _score_host_rows(
+        self,
+        requests: Sequence[ScoreRequest],
+        indices: list[int],
+        out: list[Score | RowError | ConfigError | None],
+        aggregator: str,
+        options: Mapping[str, Any] | None,
+        host: str | None,
+    ) -> None:
+        items = []
+        for index in indices:
+            request = requests[index]
+            assert isinstance(request.judgment, tuple)
+            items.append(
+                {
+                    "host": host or request.row.format,
+                    "row": request.row.content,
+                    "response": request.response,
+                    "judgeOutputs": list(request.judgment),
+                }
+            )
+        try:
+            results = await self._batched(
+                lambda chunk: self.client.host_score_batch(chunk, aggregator=aggregator, options=options), items, aggregator, options
+            )
+        except InvalidParams as error:
+            raise self._envelope_error(error) from None
+        for index, result in zip(indices, results):
+            request = requests[index]
+            if "error" in result:
+                error_info = result["error"]
+                out[index] = _field_error(request, error_info.get("path", [])[2:], str(error_info.get("message", "")))
+                continue
+            unread = sum(1 for j in result.get("judgments", []) if isinstance(j, dict) and j.get("status") in _UNREAD)
+            out[index] = Score(
+                float(result["reward"]), float(result["nativeReward"]), str(result["method"]), tuple(result["effective"]), unread
+            )
+
+    async def _batched(self, send: Any, items: list[dict[str, Any]], aggregator: str, options: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+        """Sends ``items`` in as few requests as the server's limits allow, concurrently; results in order."""
+        await self.client.open()
+        info = self.client.server_info or {}
+        limits = info.get("limits", {}) if isinstance(info.get("limits"), dict) else {}
+        max_items = limits.get("maxBatchItems") if isinstance(limits.get("maxBatchItems"), int) else None
+        max_bytes = limits.get("maxPayloadBytes") if isinstance(limits.get("maxPayloadBytes"), int) else None
+        chunks = _chunks(items, max_items, max_bytes, aggregator, options)
+        answers = await asyncio.gather(*(send(chunk) for chunk in chunks))
+        results: list[dict[str, Any]] = []
+        offset = 0
+        for chunk, answer in zip(chunks, answers):
+            if len(answer) != len(chunk):
+                raise RowError((), f"the server answered {len(answer)} results for {len(chunk)} items")
+            for result in answer:
+                result = dict(result)
+                result["index"] = offset + int(result.get("index", 0))
+                results.append(result)
+            offset += len(chunk)
+        return results
+
+    @staticmethod
+    def _envelope_error(error: InvalidParams) -> ConfigError | InvalidParams:
+        path = error.path
+        if path and path[0] in ("aggregator", "options"):
+            return ConfigError(path, _reason(error))
+        return error
+
+
+def _reason(error: InvalidParams) -> str:
+    if isinstance(error.data, dict) and isinstance(error.data.get("reason"), str):
+        return str(error.data["reason"])
+    return error.message
+
+
+_ENVELOPE_SLACK = 1024
+
+
+def _chunks(
+    items: list[dict[str, Any]], max_items: int | None, max_bytes: int | None, aggregator: str, options: Mapping[str, Any] | None
+) -> list[list[dict[str, Any]]]:
+    if max_items is None and max_bytes is None:
+        return [items]
+    budget = None
+    if max_bytes is not None:
+        envelope = len(json.dumps({"aggregator": aggregator, "options": options}, separators=(",", ":")).encode("utf-8"))
+        budget = max_bytes - envelope - _ENVELOPE_SLACK
+    if max_items is None or len(items) <= max_items:
+        whole = len(json.dumps(items, separators=(",", ":"), ensure_ascii=False).encode("utf-8")) if budget is not None else 0
+        if budget is None or whole <= budget:
+            return [items]  # the usual case: one request, sized once
+    chunks: list[list[dict[str, Any]]] = []
+    current: list[dict[str, Any]] = []
+    size = 0
+    for item in items:
+        item_size = len(json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode("utf-8")) + 1 if budget is not None else 0
+        full = (max_items is not None and len(current) >= max_items) or (budget is not None and current and size + item_size > budget)
+        if full:
+            chunks.append(current)
+            current, size = [], 0
+        current.append(item)
+        size += item_size
+    if current:
+        chunks.append(current)
+    return chunks

@@ -1,0 +1,161 @@
+"""``GearRewardManager``: a VERL 0.9.x reward-loop manager that scores each GRPO group in one request.
+
+Configure it with::
+
+    reward.reward_manager.source=importlib \\
+    reward.reward_manager.name=GearRewardManager \\
+    reward.reward_manager.module.path=pkg://gear_bridge.verl.reward_manager \\
+    +reward.reward_kwargs.aggregator=gear
+
+VERL's ``RewardLoopWorker.compute_score_batch`` calls ``run_single`` once per sample, all samples of
+its chunk concurrently. The manager decodes the response as VERL's naive manager does, reads the row
+(``extra_info["gear"]``) and the judgments (through the judge), and hands the sample to a
+:class:`~gear_bridge.verl.coalescer.GroupCoalescer` keyed by the prompt's ``uid`` (or by the rubric
+when there is none): a group goes out as one ``rubric.scoreBatch`` / ``host.scoreBatch`` request as
+soon as it has ``actor_rollout_ref.rollout.n`` members, or ``group_wait`` seconds (5 ms) after its
+first member, whichever comes first.
+
+Settings come from ``config.reward.reward_kwargs``, the environment, and constructor keyword
+arguments (in increasing priority). The ``compute_score`` VERL passes is kept but not called.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from typing import TYPE_CHECKING, Any, Hashable, Mapping, Sequence
+
+from ..exceptions import ConfigError
+from ..judge import CallJudgments, Judge, JudgeCall
+from ..plain_data import plain
+from ..rows import parse_row
+from ..scoring import SCORE_KEYS, Score, ScoreRequest
+from ..settings import load_settings
+from .coalescer import GroupCoalescer
+from .shared import VERL_EXTRA_KWARGS, shared_scorer
+
+if TYPE_CHECKING:
+    from .manager_base import RewardManagerBase
+else:
+    try:
+        from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
+    except ImportError:  # verl (and torch) not installed: the same constructor, locally
+        from .manager_base import RewardManagerBase
+
+__all__ = ["SCORE_KEYS", "GearRewardManager"]
+
+
+def _lookup(config: Any, *keys: str) -> Any:
+    """``config.a.b.c`` for OmegaConf configs, dataclasses and plain dicts; None when absent."""
+    node = config
+    for key in keys:
+        if node is None:
+            return None
+        if isinstance(node, Mapping):
+            node = node.get(key)
+        else:
+            node = getattr(node, key, None)
+    return node
+
+
+class GearRewardManager(RewardManagerBase):
+    """Scores samples through gear, one request per GRPO group.
+
+    Args:
+        config: VERL's trainer config (reads ``reward.reward_kwargs`` and ``actor_rollout_ref.rollout.n``).
+        tokenizer: the policy tokenizer (responses are decoded with ``skip_special_tokens=True``).
+        compute_score: the custom reward function VERL resolved; kept, not called.
+        reward_router_address: VERL's reward-model router, when a reward model runs; unused.
+        reward_model_tokenizer: the reward model's tokenizer; unused.
+        **kwargs: settings (see :mod:`gear_bridge.settings`) and ``judge``.
+
+    Raises:
+        ConfigError: an unknown or invalid setting.
+    """
+
+    def __init__(
+        self,
+        config: Any,
+        tokenizer: Any,
+        compute_score: Any,
+        reward_router_address: str | None = None,
+        reward_model_tokenizer: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(config, tokenizer, compute_score)
+        self.reward_router_address = reward_router_address
+        self.reward_model_tokenizer = reward_model_tokenizer
+        configured = plain(_lookup(config, "reward", "reward_kwargs")) or {}
+        if not isinstance(configured, dict):
+            raise ConfigError(("reward", "reward_kwargs"), f"must be a mapping of settings, got {type(configured).__name__}")
+        merged = {**configured, **{k: v for k, v in kwargs.items() if k not in VERL_EXTRA_KWARGS}}
+        judge = merged.pop("judge", None)
+        if judge is not None and not isinstance(judge, Judge):
+            raise ConfigError(("judge",), f"must implement gear_bridge.judge.Judge, got {type(judge).__name__}")
+        self.settings = load_settings(**merged)
+        self.judge: Judge = judge if judge is not None else CallJudgments(self.settings.judgments_key)
+        rollout_n = _lookup(config, "actor_rollout_ref", "rollout", "n")
+        self.group_size: int | None = self.settings.group_size
+        if self.group_size is None and isinstance(rollout_n, int) and not isinstance(rollout_n, bool) and rollout_n >= 1:
+            self.group_size = rollout_n
+        if self.group_size is None and self.settings.group_wait is None:
+            raise ConfigError(("group_wait",), "cannot be None when the group size is unknown: a group would wait forever")
+        self._coalescers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, GroupCoalescer[ScoreRequest, Score]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def coalescer(self) -> GroupCoalescer[ScoreRequest, Score]:
+        """The running loop's coalescer (a manager may be driven from more than one loop)."""
+        loop = asyncio.get_running_loop()
+        coalescer = self._coalescers.get(loop)
+        if coalescer is None:
+            coalescer = GroupCoalescer(self._send, group_size=self.group_size, max_wait=self.settings.group_wait)
+            self._coalescers[loop] = coalescer
+        return coalescer
+
+    async def _send(self, requests: Sequence[ScoreRequest]) -> Sequence[Score | BaseException]:
+        scorer = await shared_scorer(self.settings)
+        return await scorer.score_each(
+            requests, aggregator=self.settings.aggregator, options=self.settings.options, host=self.settings.host
+        )
+
+    async def run_single(self, data: Any) -> dict[str, Any]:
+        """Scores one sample, as VERL's naive manager reads it, batched with the rest of its group.
+
+        Args:
+            data: a DataProto of length >= 1; the last item is scored (as naive.py does).
+
+        Returns:
+            ``{"reward_score": float, "reward_extra_info": {score, native_score, num_criteria,
+            unread_judgments}}``, the same keys for every sample.
+
+        Raises:
+            RowError: the row or judgment is malformed (naming the field).
+            BridgeConnectionError: the server could not be reached or did not answer in time.
+        """
+        data = data[-1:]
+        data_item = data[0]
+        response_ids = data_item.batch["responses"]
+        response_length = response_ids.shape[-1]
+        valid_response_length = data_item.batch["attention_mask"][-response_length:].sum()
+        valid_response_ids = response_ids[:valid_response_length]
+        loop = asyncio.get_running_loop()
+        response: str = await loop.run_in_executor(
+            None, lambda: self.tokenizer.decode(valid_response_ids, skip_special_tokens=True)
+        )
+        non_tensor = data_item.non_tensor_batch
+        reward_model = non_tensor.get("reward_model") or {}
+        ground_truth = reward_model.get("ground_truth") if isinstance(reward_model, Mapping) else None
+        extra_info = non_tensor.get("extra_info")
+        row = parse_row(extra_info)
+        call = JudgeCall(row, response, extra_info, non_tensor.get("data_source"), ground_truth, ("extra_info",))
+        judgment = await self.judge.judge(call)
+        default_judge = isinstance(self.judge, CallJudgments)
+        request = ScoreRequest(
+            row, response, judgment, ("extra_info",), ("extra_info", self.settings.judgments_key) if default_judge else ("judgment",)
+        )
+        uid = non_tensor.get("uid")
+        key: Hashable = ("uid", str(uid)) if uid is not None else ("rubric", row.key)
+        score = await self.coalescer().submit(key, request)
+        fields = score.fields()
+        return {"reward_score": fields["score"], "reward_extra_info": fields}
