@@ -238,6 +238,8 @@ describe.skipIf(skip)('gear serve in a container built from local files', () => 
     await py?.stop();
     await container?.stop({ timeout: 10 });
     if (context !== undefined) rmSync(context, { recursive: true, force: true });
+    // Each build leaves the previous gear-service:test untagged; drop those no container uses.
+    await run('docker', ['image', 'prune', '--force', '--filter', 'label=gear.build-id']).catch(() => undefined);
     console.log(`service container timings (ms): ${JSON.stringify(timings)}`);
   }, 60_000);
 
