@@ -2,90 +2,57 @@
 
 Usage: python py_client.py ws://127.0.0.1:PORT/
 
-Reads one JSON request per stdin line, {"method": str, "params": object | null}, calls it on the
-gear service and writes one JSON line per request to stdout: {"result": ...} or
-{"error": {"code", "message", "data"}}, plus "connects" (WebSocket connections opened so far).
-
-The transport is a raw `websockets` sync client speaking JSON-RPC 2.0. It reconnects: every gear
-method is idempotent (PROTOCOL.md), so a call whose connection is gone or closes before the answer
-is sent again on a new connection, until RETRY_FOR_S has passed.
+Reads one JSON-RPC-shaped command per stdin line, {"method": str, "params": object | null}, runs
+it through gear_bridge's blocking client (``gear_bridge.sync.connect``: the package VERL uses) and
+writes one JSON line per command to stdout: {"result": ...} or {"error": {"code", "type",
+"message"}}, plus "connects" (the client's connections_opened). The client is opened once, so a
+service restart between two commands exercises its reconnect-and-resend.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import sys
-import time
 from typing import Any
 
-from websockets.exceptions import ConnectionClosed, InvalidHandshake
-from websockets.sync.client import ClientConnection, connect
-
-RETRY_FOR_S = 30.0
-SHUTTING_DOWN = -32004
+from gear_bridge.exceptions import RpcError
+from gear_bridge.sync import Client, connect
 
 
-class Client:
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.connects = 0
-        self._ws: ClientConnection | None = None
-        self._ids = itertools.count(1)
-
-    def call(self, method: str, params: Any) -> dict[str, Any]:
-        deadline = time.monotonic() + RETRY_FOR_S
-        while True:
-            try:
-                if self._ws is None:
-                    self._ws = connect(self.url, open_timeout=5, max_size=None)
-                    self.connects += 1
-                request_id = next(self._ids)
-                request: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
-                if params is not None:
-                    request["params"] = params
-                self._ws.send(json.dumps(request))
-                reply = json.loads(self._ws.recv(timeout=20))
-                if reply.get("id") != request_id:
-                    raise RuntimeError(f"reply for id {reply.get('id')!r}, expected {request_id}")
-                error = reply.get("error")
-                if error is not None and error.get("code") == SHUTTING_DOWN:
-                    raise ConnectionError("server draining")
-                return {"error": error} if error is not None else {"result": reply["result"]}
-            except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as exc:
-                self._drop()
-                if time.monotonic() >= deadline:
-                    raise RuntimeError(f"{method}: no answer from {self.url} within {RETRY_FOR_S} s: {exc!r}") from exc
-                time.sleep(0.2)
-
-    def close(self) -> None:
-        self._drop()
-
-    def _drop(self) -> None:
-        ws, self._ws = self._ws, None
-        if ws is not None:
-            try:
-                ws.close()
-            except Exception:  # noqa: BLE001 - the connection is already broken
-                pass
+def run(client: Client, method: str, params: dict[str, Any]) -> Any:
+    """The typed client method for `method` (the generic call for the others)."""
+    if method == "server.info":
+        return client.info()
+    if method == "rubric.register":
+        return client.register_rubric(rubric=params.get("rubric"), reward_model=params.get("reward_model"))
+    if method == "rubric.score":
+        return client.score(
+            params["scores"],
+            rubric_id=params.get("rubricId"),
+            rubric=params.get("rubric"),
+            reward_model=params.get("reward_model"),
+            aggregator=params.get("aggregator"),
+            options=params.get("options"),
+        )
+    return client.call(method, params or None)
 
 
 def main() -> int:
-    client = Client(sys.argv[1])
-    try:
+    with connect(sys.argv[1], reconnect_deadline=30.0, timeout=20.0) as client:
         for line in sys.stdin:
             if not line.strip():
                 continue
             command = json.loads(line)
+            out: dict[str, Any]
             try:
-                out = client.call(command["method"], command.get("params"))
-            except Exception as exc:  # noqa: BLE001 - reported to the test as data
-                out = {"failure": repr(exc)}
-            out["connects"] = client.connects
+                out = {"result": run(client, command["method"], command.get("params") or {})}
+            except RpcError as error:
+                out = {"error": {"code": error.code, "type": type(error).__name__, "message": str(error)}}
+            except Exception as error:  # noqa: BLE001 - reported to the test as data
+                out = {"failure": repr(error)}
+            out["connects"] = client.connections_opened
             sys.stdout.write(json.dumps(out) + "\n")
             sys.stdout.flush()
-    finally:
-        client.close()
     return 0
 
 

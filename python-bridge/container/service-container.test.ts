@@ -28,7 +28,8 @@ import { ReconnectingRpcClient, RpcError } from './rpc-client.js';
  * `gear serve` from a Docker image built here from local files (python-bridge/container/Dockerfile,
  * FROM the local gear-base image of scripts/container-base; no registry), run with host networking
  * on a free loopback port, and spoken to by two real clients: TypeScript (ws + json-rpc-2.0) and
- * Python (the project venv). Every value is compared bit for bit with core run in this process.
+ * Python (gear_bridge's sync client in the project venv). Every value is compared bit for bit
+ * with core run in this process.
  *
  * Needs a Docker engine (scripts/docker-engine) and the base image (scripts/container-base);
  * scripts/test runs both first. Without them this FAILS, saying what to run; set
@@ -48,10 +49,14 @@ const python = join(root, '.venv', 'bin', 'python');
 const skip = process.env['GEAR_SKIP_CONTAINERS'] === '1';
 const run = promisify(execFile);
 
-/** The IEEE-754 bits of each number: equal strings mean bit-for-bit equal values. */
+/** Each number with its IEEE-754 bits (big-endian hex): equal strings mean bit-for-bit equal values. */
 function bits(values: readonly number[] | number): string[] {
   const list = typeof values === 'number' ? [values] : values;
-  return list.map((v) => Buffer.from(new Float64Array([v]).buffer).toString('hex'));
+  return list.map((v) => {
+    const buffer = Buffer.alloc(8);
+    buffer.writeDoubleBE(v);
+    return `${v} 0x${buffer.toString('hex')}`;
+  });
 }
 
 function freeLoopbackPort(): Promise<number> {
@@ -137,7 +142,7 @@ function expectSameBits(got: ScoreResult, want: ScoreResult): void {
   expect(bits(got.effective)).toEqual(bits(want.effective));
 }
 
-/** A running py_client.py: one JSON line in, one JSON line out. */
+/** A running py_client.py (gear_bridge's sync client): one JSON line in, one JSON line out. */
 class PythonClient {
   private readonly lines: AsyncIterator<string>;
   private stderr = '';
@@ -151,11 +156,11 @@ class PythonClient {
     return new PythonClient(spawn(python, [join(here, 'py_client.py'), url], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] }));
   }
 
-  async call(method: string, params?: unknown): Promise<{ result?: unknown; error?: { code: number; message: string }; connects: number }> {
+  async call(method: string, params?: unknown): Promise<{ result?: unknown; error?: { code: number; type: string; message: string }; connects: number }> {
     this.child.stdin.write(`${JSON.stringify({ method, params: params ?? null })}\n`);
     const line = await this.lines.next();
     if (line.done === true) throw new Error(`the Python client exited (code ${this.child.exitCode}): ${this.stderr}`);
-    const out = JSON.parse(line.value) as { failure?: string; result?: unknown; error?: { code: number; message: string }; connects: number };
+    const out = JSON.parse(line.value) as { failure?: string; result?: unknown; error?: { code: number; type: string; message: string }; connects: number };
     if (out.failure !== undefined) throw new Error(`the Python client failed: ${out.failure}\n${this.stderr}`);
     return out;
   }
@@ -174,7 +179,11 @@ describe.skipIf(skip)('gear serve in a container built from local files', () => 
   // The real rubric with the most annotated edges: the one where dependencies matter most.
   const main = caseOf([...oss].sort((a, b) => b.rewardModel.graph.edges.length - a.rewardModel.graph.edges.length)[0] as BundledRubric, 7);
   const aggregators: AggregatorName[] = ['flat', 'hard', 'gear', 'auto', ...(isExactFeasible(main.compiled) ? (['gear-exact'] as const) : [])];
-  const rubricId = `sha256:${createHash('sha256').update(JSON.stringify(main.rubric)).digest('hex')}`;
+  const idOf = (c: Case): string => `sha256:${createHash('sha256').update(JSON.stringify(c.rubric)).digest('hex')}`;
+  const rubricId = idOf(main);
+  // A second rubric only the Python client registers: after the restart it meets the empty cache.
+  const second = caseOf(oss.find((b) => b !== main.bundled && b.rewardModel.graph.edges.length > 0) as BundledRubric, 11);
+  const secondId = idOf(second);
 
   let context: string | undefined;
   let container: StartedTestContainer | undefined;
@@ -289,7 +298,7 @@ describe.skipIf(skip)('gear serve in a container built from local files', () => 
     });
   });
 
-  it('(b) Python client (project venv) gets the same values', async () => {
+  it('(b) Python client (gear_bridge.sync in the project venv) gets the same values', async () => {
     py = PythonClient.start(url);
     const info = await py.call('server.info');
     expect(info.result).toMatchObject({ name: 'gear', version, protocol: 1 });
@@ -299,8 +308,10 @@ describe.skipIf(skip)('gear serve in a container built from local files', () => 
       const scored = await py.call('rubric.score', { rubricId, scores: { p: main.p }, aggregator });
       expectSameBits(scored.result as ScoreResult, expected(main, aggregator));
     }
+    const other = await py.call('rubric.register', { reward_model: second.bundled.rewardModel });
+    expect((other.result as { rubricId: string }).rubricId).toBe(secondId);
     const bad = await py.call('rubric.score', { rubricId, scores: { p: main.p.slice(1) } });
-    expect(bad.error?.code).toBe(-32602);
+    expect(bad.error).toMatchObject({ code: -32602, type: 'InvalidParams' });
     expect(bad.connects).toBe(1);
   });
 
@@ -342,6 +353,13 @@ describe.skipIf(skip)('gear serve in a container built from local files', () => 
     expect(pyInfo.connects).toBe(2);
     const pyScored = await py!.call('rubric.score', { rubricId, scores: { p: main.p }, aggregator: 'gear' });
     expectSameBits(pyScored.result as ScoreResult, expected(main, 'gear'));
+    const pyUnknown = await py!.call('rubric.score', { rubricId: secondId, scores: { p: second.p } });
+    expect(pyUnknown.error).toMatchObject({ code: -32001, type: 'UnknownRubric' });
+    const pyAgain = await py!.call('rubric.register', { reward_model: second.bundled.rewardModel });
+    expect((pyAgain.result as { rubricId: string }).rubricId).toBe(secondId);
+    const pySecond = await py!.call('rubric.score', { rubricId: secondId, scores: { p: second.p }, aggregator: 'gear' });
+    expectSameBits(pySecond.result as ScoreResult, expected(second, 'gear'));
+    expect(pySecond.connects).toBe(2);
     expect(await py!.stop()).toBe(0);
     py = undefined;
   }, 60_000);
