@@ -33,3 +33,44 @@ def built_gear() -> Path:
     if not GEAR_CLI.exists():
         pytest.fail(f"{GEAR_CLI} is missing: run scripts/setup first")
     return GEAR_CLI
+
+
+# --- gear_bridge fixtures: real `gear serve` processes on port 0 -----------------------------------
+
+import os  # noqa: E402
+from typing import Iterator  # noqa: E402
+
+from gear_bridge import EmbeddedServer  # noqa: E402
+
+GEAR_COMMAND = ["node", str(GEAR_CLI)]
+
+
+def start_server(*extra_args: str, port: int = 0, token: str | None = None) -> EmbeddedServer:
+    """Starts a real `gear serve` (the built CLI) on a loopback port; the caller stops it."""
+    server = EmbeddedServer(GEAR_COMMAND, port=port, token=token, extra_args=["--log-level", "warn", *extra_args])
+    server.start()
+    return server
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[EmbeddedServer]:
+    """One `gear serve` shared by the tests that only read from it (counters are read as deltas)."""
+    running = start_server()
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def fresh_server() -> Iterator[EmbeddedServer]:
+    """A `gear serve` of the test's own, stopped (if still running) at its end."""
+    running = start_server()
+    yield running
+    running.stop()
+
+
+@pytest.fixture(autouse=True)
+def no_ambient_gear_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests set GEAR_* variables themselves; none leaks in from the environment."""
+    for name in list(os.environ):
+        if name.startswith("GEAR_"):
+            monkeypatch.delenv(name)

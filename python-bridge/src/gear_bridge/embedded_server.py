@@ -96,6 +96,7 @@ class EmbeddedServer:
         self.url: str | None = None
         self._process: subprocess.Popen[str] | None = None
         self._log_tail: collections.deque[str] = collections.deque(maxlen=40)
+        self._pumps: list[threading.Thread] = []
 
     @property
     def pid(self) -> int | None:
@@ -136,8 +137,12 @@ class EmbeddedServer:
         self._process = process
         lines: queue.Queue[str | None] = queue.Queue()
         assert process.stdout is not None and process.stderr is not None
-        threading.Thread(target=self._pump_stdout, args=(process.stdout, lines), name="gear-serve-stdout", daemon=True).start()
-        threading.Thread(target=self._pump_stderr, args=(process.stderr,), name="gear-serve-stderr", daemon=True).start()
+        self._pumps = [
+            threading.Thread(target=self._pump_stdout, args=(process.stdout, lines), name="gear-serve-stdout", daemon=True),
+            threading.Thread(target=self._pump_stderr, args=(process.stderr,), name="gear-serve-stderr", daemon=True),
+        ]
+        for pump in self._pumps:
+            pump.start()
         try:
             line = lines.get(timeout=self.startup_timeout)
         except queue.Empty:
@@ -145,6 +150,7 @@ class EmbeddedServer:
             raise EmbeddedServerError(f"gear serve printed no listening line within {self.startup_timeout}s{self._tail()}") from None
         if line is None:
             code = process.wait()
+            self.stop()
             raise EmbeddedServerError(f"gear serve exited with code {code} before listening{self._tail()}")
         try:
             event = json.loads(line)
@@ -171,13 +177,21 @@ class EmbeddedServer:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+        self._join_pumps()
         return process.returncode
 
     def kill(self) -> None:
-        """Kills the server at once (SIGKILL), as a crash would."""
-        if self._process is not None:
-            self._process.kill()
-            self._process.wait()
+        """Kills the server at once (SIGKILL), as a crash would; ``start()`` restarts it on the same port."""
+        process, self._process = self._process, None
+        if process is not None:
+            process.kill()
+            process.wait()
+            self._join_pumps()
+
+    def _join_pumps(self) -> None:
+        for pump in self._pumps:
+            pump.join(5.0)  # they end at EOF, once the process is gone, and close the pipes
+        self._pumps = []
 
     def __enter__(self) -> EmbeddedServer:
         self.start()
@@ -188,20 +202,22 @@ class EmbeddedServer:
 
     def _pump_stdout(self, stream: IO[str], lines: queue.Queue[str | None]) -> None:
         first = True
-        for line in stream:
-            if first:
-                lines.put(line)
-                first = False
-            else:
-                logger.debug("gear serve stdout: %s", line.rstrip())
+        with stream:
+            for line in stream:
+                if first:
+                    lines.put(line)
+                    first = False
+                else:
+                    logger.debug("gear serve stdout: %s", line.rstrip())
         if first:
             lines.put(None)
 
     def _pump_stderr(self, stream: IO[str]) -> None:
-        for line in stream:
-            text = line.rstrip()
-            self._log_tail.append(text)
-            logger.debug("gear serve: %s", text)
+        with stream:
+            for line in stream:
+                text = line.rstrip()
+                self._log_tail.append(text)
+                logger.debug("gear serve: %s", text)
 
     def _tail(self) -> str:
         tail = list(self._log_tail)

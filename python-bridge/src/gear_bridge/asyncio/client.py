@@ -268,6 +268,12 @@ class AsyncClient:
                         future.set_result(reply)
         except ConnectionClosed as error:
             reason = f"connection closed: {error}"
+        except asyncio.CancelledError:
+            # Cancelled by close(), or because the event loop is ending (asyncio.run cancels every
+            # task): either way the socket must not outlive its loop.
+            reason = "client closed"
+            link.ws.transport.abort()
+            raise
         except Exception as error:  # a bug in reading must not leave calls waiting forever
             logger.exception("reader for %s failed", self.url)
             reason = f"reader failed: {error!r}"

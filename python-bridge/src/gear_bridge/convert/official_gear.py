@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..exceptions import RowError
-from .rows_out import edge_relation, verl_row
+from .rows_out import verl_row
 
 __all__ = ["OFFICIAL_FORMATS", "official_gear_row"]
 
@@ -52,11 +52,8 @@ def official_gear_row(
     rubrics = reward_model.get("rubrics")
     if not isinstance(rubrics, list) or not rubrics:
         raise RowError((*where, "reward_model", "rubrics"), "must be a non-empty list of {id?, criterion, points, tags}")
-    graph = reward_model.get("graph")
-    if isinstance(graph, Mapping):
-        for k, edge in enumerate(graph.get("edges") or []):
-            if isinstance(edge, Mapping) and edge.get("type") is not None:
-                edge_relation(edge["type"], (*where, "reward_model", "graph", "edges", k, "type"))
+    # The graph is passed through as annotated: the server drops (and reports) invalid edges as the
+    # official aggregator does.
     prompt = source.get("prompt", record.get("prompt"))
     if prompt is None:
         if format == "gear":

@@ -1,0 +1,60 @@
+"""Test inputs built from the bundled real rubrics (HealthBench oss_eval with annotated graphs, the
+official GEAR goldens) and the CLI reference (`gear aggregate`, `gear score`) for expected values."""
+from __future__ import annotations
+
+import json
+import random
+from typing import Any, Dict, List, Tuple
+
+from conftest import FIXTURES, read_jsonl, run_gear
+from gear_bridge.convert import healthbench_row
+
+AGGREGATORS = ("flat", "hard", "gear", "gear-exact")
+CLI_KEY = {"flat": "flat", "hard": "hard", "gear": "gear", "gear-exact": "gear_exact"}
+
+
+def healthbench_records() -> List[Tuple[Dict[str, Any], Dict[str, Any]]]:
+    """The 30 oss_eval rows with their hand-annotated graphs."""
+    graphs = {g["line"]: g for g in read_jsonl(FIXTURES / "healthbench" / "graphs.jsonl") if g["source_file"] == "oss_eval_first30.jsonl"}
+    records = read_jsonl(FIXTURES / "healthbench" / "oss_eval_first30.jsonl")
+    return [(record, graphs[line]) for line, record in enumerate(records, start=1)]
+
+
+def gear_spec(record: Dict[str, Any], graph: Dict[str, Any], form: str, index: int = 0) -> Dict[str, Any]:
+    """extra_info["gear"] (as a dict) for a HealthBench record in one format."""
+    row = healthbench_row(record, index=index, graph=graph, format=form, gear_as="dict")
+    spec: Dict[str, Any] = row["extra_info"]["gear"]
+    return spec
+
+
+def random_scores(rng: random.Random, count: int) -> Dict[str, Any]:
+    """Judge scores with exact 0/1, rounded and full-precision probabilities, and some decisions that contradict p."""
+    p = [rng.choice([0.0, 1.0, round(rng.random(), 3), rng.random()]) for _ in range(count)]
+    d = [(x >= 0.5) if rng.random() > 0.1 else (x < 0.5) for x in p]
+    return {"p": p, "d": d}
+
+
+def grader_outputs(rng: random.Random, count: int) -> List[str]:
+    """RuscaRL/MeRF grader outputs, one per criterion, some unreadable."""
+    outputs = []
+    for _ in range(count):
+        roll = rng.random()
+        if roll < 0.05:
+            outputs.append("I cannot decide")
+        else:
+            outputs.append(json.dumps({"explanation": "judged", "criteria_met": roll < 0.55}))
+    return outputs
+
+
+def cli_aggregate(lines: List[Dict[str, Any]], *flags: str) -> List[Dict[str, Any]]:
+    """`gear aggregate` (the in-process TypeScript core) on JSONL lines."""
+    out = run_gear(["aggregate", *flags], "".join(json.dumps(line) + "\n" for line in lines))
+    assert len(out) == len(lines)
+    return out
+
+
+def cli_score(host: str, aggregator: str, lines: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """`gear score` on {row, response, judge_outputs} lines."""
+    out = run_gear(["score", "--host", host, "--aggregator", aggregator], "".join(json.dumps(line) + "\n" for line in lines))
+    assert len(out) == len(lines)
+    return out

@@ -1,0 +1,75 @@
+"""The embedded server: finding the gear command, starting on a free port, stopping at exit."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import GEAR_CLI, GEAR_COMMAND
+from gear_bridge import EmbeddedServer, EmbeddedServerError, find_server_command
+from gear_bridge.sync import connect
+
+
+def test_command_from_environment_variable() -> None:
+    """GEAR_SERVER_COMMAND is shell-split and wins over everything else."""
+    assert find_server_command({"GEAR_SERVER_COMMAND": f"node '{GEAR_CLI}'", "PATH": os.environ["PATH"]}) == ["node", str(GEAR_CLI)]
+
+
+def test_command_next_to_python_then_path(tmp_path: Path) -> None:
+    """Without the variable, the venv's gear launcher (next to sys.executable) is used, else gear on PATH."""
+    beside = Path(sys.executable).parent / "gear"
+    assert beside.is_file(), "scripts/setup puts a gear launcher in .venv/bin"
+    assert find_server_command({"PATH": ""}) == [str(beside)]
+
+
+def test_missing_command_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no gear anywhere, the error says how to configure one."""
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    with pytest.raises(EmbeddedServerError, match="GEAR_BRIDGE_URL"):
+        find_server_command({"PATH": str(tmp_path)})
+    with pytest.raises(EmbeddedServerError, match="not an executable"):
+        find_server_command({"GEAR_SERVER_COMMAND": "no-such-gear-binary", "PATH": str(tmp_path)})
+
+
+def test_server_starts_on_a_free_port_and_stops() -> None:
+    """A server started on port 0 reports its address, answers, and exits 0 on stop (SIGTERM)."""
+    server = EmbeddedServer(GEAR_COMMAND)
+    url = server.start()
+    assert url.startswith("ws://127.0.0.1:") and server.port > 0 and server.running
+    with connect(url) as client:
+        assert client.health()["status"] == "ok"
+    assert server.stop() == 0
+    assert not server.running
+
+
+def test_a_server_that_fails_to_start_is_reported_with_its_log() -> None:
+    """A command that exits before listening raises EmbeddedServerError quoting its stderr."""
+    server = EmbeddedServer(["node", "-e", "console.error('cannot start: boom'); process.exit(3)"], startup_timeout=20)
+    with pytest.raises(EmbeddedServerError, match="(?s)code 3.*boom"):
+        server.start()
+
+
+def test_shared_server_is_reused_and_stopped_at_exit(tmp_path: Path) -> None:
+    """Two clients of a process share one embedded server, which is gone once the process exits."""
+    script = textwrap.dedent(
+        """
+        import sys
+        from gear_bridge.embedded_server import shared_server_url, _shared
+        from gear_bridge.sync import connect
+        with connect() as a, connect() as b:
+            assert a.url == b.url, (a.url, b.url)
+            assert a.health()["connections"] == 2
+        import gear_bridge.embedded_server as es
+        print(es._shared.pid, flush=True)
+        """
+    )
+    env = {**os.environ, "GEAR_SERVER_COMMAND": f"node {GEAR_CLI}"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    pid = int(done.stdout.strip())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)

@@ -1,0 +1,102 @@
+"""The VERL row layout: extra_info["gear"] and the judgments, validated with errors naming the field."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from gear_bridge import RowError, parse_row
+from gear_bridge.rows import parse_judge_outputs, parse_scores
+
+RUBRIC = {"criteria": [{"id": "a", "text": "x", "weight": 1}, {"id": "b", "text": "y", "weight": -2}], "edges": []}
+OFFICIAL = {"rubrics": [{"criterion": "x", "points": 5, "tags": {}}], "graph": {"nodes": [], "edges": []}}
+HOST_ROW = {"prompt": [{"role": "user", "content": "q"}], "reward_model": {"rubrics": [{"criterion": "x", "points": 5, "tags": []}]}}
+
+
+@pytest.mark.parametrize(
+    ("spec", "form", "field"),
+    [
+        ({"format": "canonical", "rubric": RUBRIC}, "canonical", "rubric"),
+        ({"format": "official-gear", "reward_model": OFFICIAL}, "official-gear", "reward_model"),
+        ({"format": "ruscarl", "row": HOST_ROW}, "ruscarl", "row"),
+        ({"format": "gear", "row": HOST_ROW}, "gear", "row"),
+    ],
+)
+def test_formats_parse_from_dict_and_json(spec: dict, form: str, field: str) -> None:
+    """Each format reads the same from a dict and from its JSON string, with equal keys for equal content."""
+    from_dict = parse_row({"gear": spec})
+    from_text = parse_row({"gear": json.dumps(spec), "num_turns": None})
+    assert from_dict == from_text
+    assert (from_dict.format, from_dict.content_field, from_dict.is_host) == (form, field, form not in ("canonical", "official-gear"))
+    assert from_dict.content == spec[field]
+
+
+def test_parquet_arrays_are_read_as_lists() -> None:
+    """A row read back from parquet (numpy arrays for lists) gives the same rubric and the same key."""
+    spec = {"format": "canonical", "rubric": {"criteria": np.array([dict(c) for c in RUBRIC["criteria"]], dtype=object), "edges": np.array([])}}
+    assert parse_row({"gear": spec}) == parse_row({"gear": {"format": "canonical", "rubric": RUBRIC}})
+    scores = parse_scores({"p": np.array([0.25, 1.0]), "d": np.array([False, True])}, ("j",))
+    assert (scores.p, scores.d) == ((0.25, 1.0), (False, True))
+
+
+@pytest.mark.parametrize(
+    ("extra_info", "path"),
+    [
+        (None, ("extra_info",)),
+        ({}, ("extra_info", "gear")),
+        ({"gear": "{not json"}, ("extra_info", "gear")),
+        ({"gear": {"rubric": RUBRIC}}, ("extra_info", "gear", "format")),
+        ({"gear": {"format": "canonical!", "rubric": RUBRIC}}, ("extra_info", "gear", "format")),
+        ({"gear": {"format": "canonical"}}, ("extra_info", "gear", "rubric")),
+        ({"gear": {"format": "canonical", "rubric": RUBRIC, "graph": {}}}, ("extra_info", "gear", "graph")),
+        ({"gear": {"format": "canonical", "rubric": {"criteria": "a"}}}, ("extra_info", "gear", "rubric", "criteria")),
+        ({"gear": {"format": "canonical", "rubric": {"criteria": [1]}}}, ("extra_info", "gear", "rubric", "criteria", 0)),
+        ({"gear": {"format": "canonical", "rubric": {"criteria": [{"id": "a", "text": "", "weight": math.nan}]}}},
+         ("extra_info", "gear", "rubric", "criteria", 0, "weight")),
+        ({"gear": json.dumps({"format": "official-gear", "reward_model": {"rubrics": [], "graph": "x"}})},
+         ("extra_info", "gear", "reward_model", "graph")),
+        ({"gear": {"format": "official-gear", "reward_model": {"graph": {}}}}, ("extra_info", "gear", "reward_model", "rubrics")),
+        ({"gear": {"format": "ruscarl", "row": [HOST_ROW]}}, ("extra_info", "gear", "row")),
+    ],
+)
+def test_malformed_rows_name_the_field(extra_info: object, path: tuple) -> None:
+    """Every malformed row raises RowError whose path names the offending field."""
+    with pytest.raises(RowError) as caught:
+        parse_row(extra_info)
+    assert caught.value.path == path
+
+
+@pytest.mark.parametrize(
+    ("value", "path"),
+    [
+        ([0.5], ("j",)),
+        ({"q": [0.5]}, ("j", "q")),
+        ({"d": [True]}, ("j", "p")),
+        ({"p": [0.5, "1"]}, ("j", "p", 1)),
+        ({"p": [0.5, math.nan]}, ("j", "p", 1)),
+        ({"p": [1.5]}, ("j", "p", 0)),
+        ({"p": [True]}, ("j", "p", 0)),
+        ({"p": [0.5], "d": [1]}, ("j", "d", 0)),
+        ({"p": [0.5], "d": [True, False]}, ("j", "d")),
+        ('{"p": [NaN]}', ("j", "p", 0)),
+    ],
+)
+def test_malformed_scores_name_the_field(value: object, path: tuple) -> None:
+    """Judge scores are checked per entry: type, finiteness, range, decisions' length."""
+    with pytest.raises(RowError) as caught:
+        parse_scores(value, ("j",))
+    assert caught.value.path == path
+
+
+def test_judge_outputs_are_strings() -> None:
+    """Host judgments are a list of strings or its JSON string; anything else names the entry."""
+    assert parse_judge_outputs(["a", "b"], ("j",)) == ("a", "b")
+    assert parse_judge_outputs('["a"]', ("j",)) == ("a",)
+    with pytest.raises(RowError) as caught:
+        parse_judge_outputs(["a", 3], ("j",))
+    assert caught.value.path == ("j", 1)
+    with pytest.raises(RowError) as caught:
+        parse_judge_outputs("plain text", ("j",))
+    assert caught.value.path == ("j",)
