@@ -30,6 +30,8 @@ SCORE_KEYS = ("score", "native_score", "num_criteria", "unread_judgments")
 #: Judgment read statuses that mean the judge's output could not be read for a criterion.
 _UNREAD = frozenset({"missing", "unparsable", "invalid-value", "duplicate"})
 _RESEND_UNKNOWN = 3
+#: Stands for "no registration: the rubric travels inline" in the last resort of a batch.
+_INLINE = Registration("", "", 0, {})
 
 
 @dataclass(frozen=True)
@@ -186,8 +188,11 @@ class Scorer:
         aggregator: str,
         options: Mapping[str, Any] | None,
     ) -> None:
+        inline = False
         for attempt in range(_RESEND_UNKNOWN + 1):
-            registered = await self._register_all([requests[i] for i in indices])
+            registered: list[Registration | RowError | ConfigError] = (
+                await self._register_all([requests[i] for i in indices]) if not inline else [_INLINE] * len(indices)
+            )
             sent: list[int] = []
             registrations: list[Registration] = []
             items = []
@@ -199,7 +204,8 @@ class Scorer:
                 assert isinstance(judgment, JudgeScores)
                 sent.append(index)
                 registrations.append(registration)
-                items.append({"rubricId": registration.rubric_id, "scores": judgment.to_wire()})
+                ref = requests[index].row.rubric_ref() if inline else {"rubricId": registration.rubric_id}
+                items.append({**ref, "scores": judgment.to_wire()})
             if not items:
                 return
             try:
@@ -213,6 +219,12 @@ class Scorer:
                 for registration in registrations:
                     if not unknown or registration.rubric_id in unknown:
                         self.registry.invalidate(registration)
+                if attempt >= 1:
+                    # Registered again and still unknown: the server keeps fewer rubrics than this
+                    # batch uses (--max-rubrics). Send the rubrics inline instead.
+                    logger.warning("the server forgot %d rubric(s) of one batch twice; sending them inline "
+                                   "(raise gear serve --max-rubrics)", len(unknown))
+                    inline = True
                 continue
             except InvalidParams as error:
                 raise self._envelope_error(error) from None
@@ -220,7 +232,11 @@ class Scorer:
                 request = requests[index]
                 if "error" in result:
                     error_info = result["error"]
-                    out[index] = _field_error(request, error_info.get("path", [])[2:], str(error_info.get("message", "")))
+                    path = list(error_info.get("path", []))
+                    # Compiling a registered rubric under the item's options reports a path relative
+                    # to the rubric itself (["edges", 0]), not under ["items", i].
+                    relative = path[2:] if path[:1] == ["items"] else [request.row.content_field, *path]
+                    out[index] = _field_error(request, relative, str(error_info.get("message", "")))
                 else:
                     out[index] = Score(float(result["reward"]), float(result["flat"]), str(result["method"]), tuple(result["effective"]))
             return

@@ -1,0 +1,23 @@
+"""The body of one VERL reward worker process (imported by spawned children; keep imports light)."""
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Dict, List, Tuple
+
+
+def score_in_process(job: Tuple[str, List[Dict[str, Any]]]) -> Tuple[int, List[Dict[str, Any]]]:
+    """Runs every call of ``job`` concurrently on one event loop, as a reward-loop worker does."""
+    import os
+
+    from gear_bridge.verl.reward_fn import compute_score
+
+    url, calls = job
+
+    async def main() -> List[Dict[str, Any]]:
+        results = await asyncio.gather(*(
+            compute_score(data_source="healthbench", solution_str=c["response"], ground_truth="", extra_info=c["extra_info"], url=url, aggregator="gear")
+            for c in calls
+        ))
+        return list(results)
+
+    return os.getpid(), asyncio.run(main())

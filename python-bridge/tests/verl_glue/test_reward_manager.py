@@ -1,0 +1,145 @@
+"""GearRewardManager constructed as verl's load_reward_manager does and driven as
+RewardLoopWorker.compute_score_batch drives it: one request per GRPO group."""
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, Dict, List
+
+import pytest
+
+from gear_bridge import ConfigError, EmbeddedServer, RowError
+from gear_bridge.scoring import SCORE_KEYS
+from gear_bridge.sync import connect
+from gear_bridge.verl.manager_base import RewardManagerBase
+from gear_bridge.verl.reward_manager import GearRewardManager
+from samples import expected_rewards, make_samples
+from verl_standins import CharTokenizer, assemble, compute_score_batch, load_reward_manager, make_batch, verl_config
+
+
+def by_method(url: str) -> Dict[str, int]:
+    with connect(url) as client:
+        return dict(client.health()["byMethod"])
+
+
+def delta(before: Dict[str, int], after: Dict[str, int], method: str) -> int:
+    return after.get(method, 0) - before.get(method, 0)
+
+
+def data_of(samples: List[Dict[str, Any]], with_uid: bool = True) -> Any:
+    non_tensor: Dict[str, List[Any]] = {
+        "data_source": ["healthbench"] * len(samples),
+        "reward_model": [{"style": "rubric", "ground_truth": ""} for _ in samples],
+        "extra_info": [dict(s["extra_info"]) for s in samples],
+    }
+    if with_uid:
+        non_tensor["uid"] = [s["uid"] for s in samples]
+    return make_batch(CharTokenizer(), [s["prompt"] for s in samples], [s["response"] for s in samples], non_tensor)
+
+
+def manager_for(url: str, n: int = 8, **reward_kwargs: Any) -> Any:
+    config = verl_config(
+        n=n, manager="GearRewardManager", manager_source="importlib", manager_path="pkg://gear_bridge.verl.reward_manager",
+        reward_kwargs={"url": url, **reward_kwargs},
+    )
+    # RewardLoopWorker passes both, reward_router_address None without a reward model.
+    return load_reward_manager(config, CharTokenizer(), reward_router_address=None, reward_model_tokenizer=None)
+
+
+def test_constructed_as_verl_loads_it(server: EmbeddedServer) -> None:
+    """importlib + pkg:// resolves the class; it subclasses verl's RewardManagerBase (here the stand-in) and reads n and reward_kwargs."""
+    manager = manager_for(server.url, n=5, aggregator="flat", group_wait=0.5)
+    assert isinstance(manager, GearRewardManager) and isinstance(manager, RewardManagerBase)
+    assert manager.group_size == 5
+    assert (manager.settings.aggregator, manager.settings.group_wait, manager.settings.url) == ("flat", 0.5, server.url)
+
+
+def test_one_request_per_grpo_group(server: EmbeddedServer) -> None:
+    """112 samples of 14 prompts x 8 rollouts, all run_single calls concurrent: 14 scoreBatch requests, each sample its own correct reward."""
+    samples = make_samples(seed=21, prompts=14, group=8)
+    manager = manager_for(server.url, group_wait=5.0)  # groups complete by size, never by time
+
+    async def main() -> Any:
+        # One event loop, as a RewardLoopWorker has: the first step registers the rubrics.
+        loop = asyncio.get_running_loop()
+        warm = await compute_score_batch(manager, data_of(samples))
+        before = await loop.run_in_executor(None, by_method, server.url)
+        outputs = await compute_score_batch(manager, data_of(samples))
+        after = await loop.run_in_executor(None, by_method, server.url)
+        return warm, before, outputs, after
+
+    warm, before, outputs, after = asyncio.run(main())
+    groups = {"canonical": 0, "official-gear": 0, "ruscarl": 0, "gear": 0}
+    for s in samples[::8]:
+        groups[s["form"]] += 1
+    assert delta(before, after, "rubric.scoreBatch") == groups["canonical"] + groups["official-gear"]
+    assert delta(before, after, "host.scoreBatch") == groups["ruscarl"] + groups["gear"]
+    assert delta(before, after, "rubric.register") == 0 and delta(before, after, "rubric.score") == 0
+    assert [o["reward_score"] for o in outputs] == expected_rewards(samples) == [o["reward_score"] for o in warm]
+    assert all(list(o["reward_extra_info"]) == list(SCORE_KEYS) for o in outputs)
+    arrays = assemble(outputs)
+    assert arrays["score"].shape == (112,) and list(arrays["score"]) == [o["reward_score"] for o in outputs]
+
+
+def test_an_incomplete_group_is_sent_after_the_wait(server: EmbeddedServer) -> None:
+    """3 rollouts of a group of 8 are sent together once group_wait has passed; nothing waits forever."""
+    samples = make_samples(seed=22, prompts=1, group=3, formats=("canonical",))
+    manager = manager_for(server.url, group_wait=0.05)
+    before = by_method(server.url)
+
+    async def main() -> List[Dict[str, Any]]:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        outputs = await compute_score_batch(manager, data_of(samples))
+        assert loop.time() - started >= 0.05
+        return outputs
+
+    outputs = asyncio.run(main())
+    assert delta(before, by_method(server.url), "rubric.scoreBatch") == 1
+    assert [o["reward_score"] for o in outputs] == expected_rewards(samples)
+
+
+def test_without_uid_samples_group_by_rubric(server: EmbeddedServer) -> None:
+    """Without a uid, samples sharing a rubric form the group (4 rubrics x 8 -> 4 requests)."""
+    samples = make_samples(seed=23, prompts=4, group=8, formats=("official-gear",))
+    manager = manager_for(server.url, group_wait=5.0)
+
+    async def main() -> Any:
+        loop = asyncio.get_running_loop()
+        await compute_score_batch(manager, data_of(samples, with_uid=False))
+        before = await loop.run_in_executor(None, by_method, server.url)
+        outputs = await compute_score_batch(manager, data_of(samples, with_uid=False))
+        return before, outputs, await loop.run_in_executor(None, by_method, server.url)
+
+    before, outputs, after = asyncio.run(main())
+    assert delta(before, after, "rubric.scoreBatch") == 4
+    assert [o["reward_score"] for o in outputs] == expected_rewards(samples)
+
+
+def test_a_bad_sample_fails_alone(server: EmbeddedServer) -> None:
+    """A malformed judgment fails its own run_single; the rest of its group is scored."""
+    samples = make_samples(seed=24, prompts=1, group=4, formats=("canonical",))
+    count = len(json.loads(samples[2]["extra_info"]["gear"])["rubric"]["criteria"])
+    samples[2]["extra_info"]["gear_judgments"] = {"p": [0.5] * (count + 1)}  # one score too many: the server says so
+    manager = manager_for(server.url, n=4, group_wait=5.0)
+
+    async def main() -> List[Any]:
+        data = data_of(samples)
+        tasks = [asyncio.create_task(manager.run_single(data[i:i + 1])) for i in range(len(data))]
+        return list(await asyncio.gather(*tasks, return_exceptions=True))
+
+    outcomes = asyncio.run(main())
+    assert isinstance(outcomes[2], RowError) and outcomes[2].path[:2] == ("extra_info", "gear_judgments")
+    good = [o for i, o in enumerate(outcomes) if i != 2]
+    assert [o["reward_score"] for o in good] == expected_rewards([s for i, s in enumerate(samples) if i != 2])
+
+
+def test_unbounded_wait_needs_a_group_size(server: EmbeddedServer) -> None:
+    """group_wait=None without a known group size is refused (a group could wait forever)."""
+    with pytest.raises(ConfigError) as caught:
+        load_reward_manager(
+            verl_config(n=None, manager="GearRewardManager", manager_source="importlib",  # type: ignore[arg-type]
+                        manager_path="pkg://gear_bridge.verl.reward_manager", reward_kwargs={"url": server.url, "group_wait": None}),
+            CharTokenizer(), reward_router_address=None, reward_model_tokenizer=None,
+        )
+    assert caught.value.path == ("group_wait",)
