@@ -98,3 +98,21 @@ def test_each_pending_request_is_answered_exactly_once(order: list, duplicated: 
     replies = [reply for frame in frames for reply in protocol.receive(frame)]
     assert sorted((r.id, r.result) for r in replies) == [(req.id, i) for i, req in enumerate(requests)]
     assert protocol.pending == 0
+
+
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False), max_size=64))
+def test_float64_base64_round_trips_exactly(values: list) -> None:
+    """Any finite float64 vector survives the float64-base64 encoding bit for bit."""
+    from gear_bridge.protocol import decode_float64, encode_float64
+
+    decoded = decode_float64(encode_float64(values))
+    assert [v.hex() for v in decoded] == [float(v).hex() for v in values]
+
+
+def test_float64_base64_refuses_bad_text() -> None:
+    """Text that is not base64 of whole float64 values raises ValueError."""
+    from gear_bridge.protocol import decode_float64
+
+    for bad in ("not base64!", "AAAA"):
+        with pytest.raises(ValueError):
+            decode_float64(bad)

@@ -8,11 +8,15 @@ JSON-RPC errors to exceptions. The asyncio client moves its frames over a WebSoc
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import logging
 import math
+import sys
+from array import array
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from .exceptions import (
     InvalidParams,
@@ -33,6 +37,9 @@ __all__ = [
     "Reply",
     "error_from_wire",
     "stable_json",
+    "FLOAT64_BASE64",
+    "encode_float64",
+    "decode_float64",
 ]
 
 logger = logging.getLogger("gear_bridge.protocol")
@@ -79,6 +86,37 @@ def error_from_wire(error: Any, method: str | None = None) -> RpcError:
         return ServerError(-32603, f"malformed error code: {code!r}", error.get("data"), method=method)
     cls = _ERRORS.get(code, RpcError)
     return cls(code, str(message) if message is not None else "", error.get("data"), method=method)
+
+
+#: The ``encoding`` value for score vectors sent as base64 of little-endian float64 bytes.
+FLOAT64_BASE64 = "float64-base64"
+
+
+def encode_float64(values: Iterable[float]) -> str:
+    """A score vector in the ``float64-base64`` wire encoding (exact; far cheaper than decimal JSON)."""
+    data = array("d", values)
+    if sys.byteorder != "little":
+        data.byteswap()
+    return base64.b64encode(data.tobytes()).decode("ascii")
+
+
+def decode_float64(text: str) -> tuple[float, ...]:
+    """Reads a ``float64-base64`` vector.
+
+    Raises:
+        ValueError: the text is not base64 of whole float64 values.
+    """
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except binascii.Error as error:
+        raise ValueError(f"not base64: {error}") from None
+    if len(raw) % 8:
+        raise ValueError(f"{len(raw)} bytes is not a whole number of float64 values")
+    data = array("d")
+    data.frombytes(raw)
+    if sys.byteorder != "little":
+        data.byteswap()
+    return tuple(data)
 
 
 def stable_json(value: Any) -> str:

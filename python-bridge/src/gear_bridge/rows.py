@@ -27,7 +27,7 @@ from typing import Any, Mapping, Sequence, Union
 
 from .exceptions import PathPart, RowError
 from .plain_data import plain
-from .protocol import stable_json
+from .protocol import FLOAT64_BASE64, encode_float64, stable_json
 from .settings import FORMATS, HOSTS
 
 __all__ = [
@@ -86,9 +86,10 @@ class JudgeScores:
     p: tuple[float, ...]
     d: tuple[bool, ...] | None = None
 
-    def to_wire(self) -> dict[str, Any]:
-        """The ``scores`` param."""
-        return {"p": list(self.p)} if self.d is None else {"p": list(self.p), "d": list(self.d)}
+    def to_wire(self, encoding: str | None = None) -> dict[str, Any]:
+        """The ``scores`` param (``p`` as a float64-base64 string when ``encoding`` says so)."""
+        p: Any = encode_float64(self.p) if encoding == FLOAT64_BASE64 else list(self.p)
+        return {"p": p} if self.d is None else {"p": p, "d": list(self.d)}
 
 
 #: Judge scores (canonical, official-gear) or the judge's raw outputs, one per request (hosts).

@@ -18,6 +18,7 @@ from typing import Any, Mapping, Sequence
 from .asyncio.client import AsyncClient
 from .exceptions import ConfigError, InvalidParams, PathPart, RowError, UnknownRubric, format_path
 from .rows import GEAR_KEY, GearRow, JudgeScores, Judgment
+from .protocol import FLOAT64_BASE64, decode_float64
 from .rubrics import Registration, RubricRegistry
 
 __all__ = ["SCORE_KEYS", "ScoreRequest", "Score", "Scorer"]
@@ -122,6 +123,9 @@ class Scorer:
     def __init__(self, client: AsyncClient, *, max_rubrics: int | None = 10000) -> None:
         self.client = client
         self.registry = RubricRegistry(client, max_rubrics=max_rubrics)
+        #: How judge scores travel in rubric.scoreBatch: float64-base64 (exact, cheap), or None for
+        #: JSON numbers (chosen automatically when the server does not take the encoding).
+        self.encoding: str | None = FLOAT64_BASE64
 
     async def score(
         self,
@@ -205,12 +209,16 @@ class Scorer:
                 sent.append(index)
                 registrations.append(registration)
                 ref = requests[index].row.rubric_ref() if inline else {"rubricId": registration.rubric_id}
-                items.append({**ref, "scores": judgment.to_wire()})
+                items.append({**ref, "scores": judgment.to_wire(self.encoding)})
             if not items:
                 return
+            encoding = self.encoding
             try:
                 results = await self._batched(
-                    lambda chunk: self.client.score_batch(chunk, aggregator=aggregator, options=options), items, aggregator, options
+                    lambda chunk: self.client.score_batch(chunk, aggregator=aggregator, options=options, encoding=encoding),
+                    items,
+                    aggregator,
+                    options,
                 )
             except UnknownRubric as error:
                 if attempt == _RESEND_UNKNOWN:
@@ -227,6 +235,10 @@ class Scorer:
                     inline = True
                 continue
             except InvalidParams as error:
+                if encoding is not None and error.path[:1] == ("encoding",):
+                    logger.warning("the server does not take encoding %s; sending JSON numbers", encoding)
+                    self.encoding = None  # an older server: JSON numbers from now on
+                    continue
                 raise self._envelope_error(error) from None
             for index, result in zip(sent, results):
                 request = requests[index]
@@ -238,7 +250,9 @@ class Scorer:
                     relative = path[2:] if path[:1] == ["items"] else [request.row.content_field, *path]
                     out[index] = _field_error(request, relative, str(error_info.get("message", "")))
                 else:
-                    out[index] = Score(float(result["reward"]), float(result["flat"]), str(result["method"]), tuple(result["effective"]))
+                    effective = result["effective"]
+                    values = decode_float64(effective) if isinstance(effective, str) else tuple(effective)
+                    out[index] = Score(float(result["reward"]), float(result["flat"]), str(result["method"]), values)
             return
 
     async def _register_all(self, requests: Sequence[ScoreRequest]) -> list[Registration | RowError | ConfigError]:

@@ -360,7 +360,12 @@ class AsyncClient:
         return result
 
     async def score_batch(
-        self, items: Sequence[Mapping[str, Any]], *, aggregator: str | None = None, options: Mapping[str, Any] | None = None
+        self,
+        items: Sequence[Mapping[str, Any]],
+        *,
+        aggregator: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        encoding: str | None = None,
     ) -> list[dict[str, Any]]:
         """``rubric.scoreBatch``: many responses in one request.
 
@@ -368,6 +373,8 @@ class AsyncClient:
             items: ``{rubricId | rubric | reward_model, scores, aggregator?, options?}`` each.
             aggregator: the batch's default aggregator.
             options: the batch's default options.
+            encoding: ``"float64-base64"`` when every ``scores.p`` is sent encoded with
+                :func:`gear_bridge.protocol.encode_float64` (``effective`` then comes back encoded too).
 
         Returns:
             One result per item, in order: ``{index, reward, method, effective, flat}`` or ``{index, error}``.
@@ -378,6 +385,8 @@ class AsyncClient:
         """
         params: dict[str, Any] = {"items": list(items)}
         _aggregation(params, aggregator, options)
+        if encoding is not None:
+            params["encoding"] = encoding
         result = await self.call("rubric.scoreBatch", params)
         return _results(result)
 

@@ -114,7 +114,12 @@ class Client:
         )
 
     def score_batch(
-        self, items: Sequence[Mapping[str, Any]], *, aggregator: str | None = None, options: Mapping[str, Any] | None = None
+        self,
+        items: Sequence[Mapping[str, Any]],
+        *,
+        aggregator: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        encoding: str | None = None,
     ) -> list[dict[str, Any]]:
         """``rubric.scoreBatch``; see ``AsyncClient.score_batch``.
 
@@ -122,7 +127,7 @@ class Client:
             UnknownRubric: some rubricId is unknown.
             LimitExceeded: too many items or bytes.
         """
-        return self._thread.run(self._client.score_batch(items, aggregator=aggregator, options=options))
+        return self._thread.run(self._client.score_batch(items, aggregator=aggregator, options=options, encoding=encoding))
 
     def host_requests(self, host: str, row: Mapping[str, Any], response: str) -> list[dict[str, Any]]:
         """``host.requests``; see ``AsyncClient.host_requests``.
