@@ -70,7 +70,7 @@ def test_answers_are_matched_by_id_and_late_ones_dropped() -> None:
      (-32603, ServerError), (-32001, UnknownRubric), (-32002, LimitExceeded), (-32004, ServerShuttingDown), (-32099, RpcError)],
 )
 def test_error_codes_map_to_exceptions(code: int, cls: type) -> None:
-    """Each JSON-RPC code of PROTOCOL.md's table maps to its exception, keeping code, message and data."""
+    """Each JSON-RPC code of the service's error table maps to its exception, keeping code, message and data."""
     error = error_from_wire({"code": code, "message": "m", "data": {"path": ["a", 1]}}, "rubric.score")
     assert type(error) is cls
     assert (error.code, error.message, error.data, error.method) == (code, "m", {"path": ["a", 1]}, "rubric.score")

@@ -14,7 +14,7 @@ from gear_bridge.sync import connect
 
 
 def test_sync_calls_match_the_protocol(server: EmbeddedServer) -> None:
-    """register, score, scoreBatch and host.requests answer as PROTOCOL.md says, blocking."""
+    """register, score, scoreBatch and host.requests answer as the service documents, blocking."""
     record, graph = healthbench_records()[0]
     model = gear_spec(record, graph, "official-gear")["reward_model"]
     scores = random_scores(random.Random(3), len(model["rubrics"]))

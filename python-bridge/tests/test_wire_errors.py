@@ -1,4 +1,4 @@
-"""Malformed requests over a raw WebSocket each get PROTOCOL.md's error code, while the server keeps
+"""Malformed requests over a raw WebSocket each get the error code of the service's table (python-bridge/service/README.md), while the server keeps
 serving another connection (and, except for a frame far over the limit, the same one)."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Sans-I/O JSON-RPC 2.0 for gear's wire protocol (python-bridge/PROTOCOL.md): no sockets here.
+"""Sans-I/O JSON-RPC 2.0 for gear's wire protocol (python-bridge/service/README.md): no sockets here.
 
 ``ClientProtocol`` builds request frames (allocating ids, refusing NaN/Infinity and frames over the
 server's ``maxPayloadBytes`` locally), reads answer frames, matches them to pending requests and maps

@@ -127,7 +127,7 @@ class AsyncClient:
         """Sends one request and returns its result, reconnecting and resending if the connection drops.
 
         Args:
-            method: a ``noun.verb`` method of PROTOCOL.md.
+            method: a ``noun.verb`` method of the service (python-bridge/service/README.md).
             params: its named params.
             timeout: overrides the client's per-request timeout (None waits forever).
 
@@ -301,7 +301,7 @@ class AsyncClient:
             except (asyncio.CancelledError, Exception):
                 pass
 
-    # The methods of PROTOCOL.md
+    # The methods of the service (python-bridge/service/README.md)
 
     async def info(self) -> dict[str, Any]:
         """``server.info``: name, version, protocol, aggregators, hosts and limits."""
