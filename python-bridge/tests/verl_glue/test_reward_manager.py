@@ -143,3 +143,26 @@ def test_unbounded_wait_needs_a_group_size(server: EmbeddedServer) -> None:
             CharTokenizer(), reward_router_address=None, reward_model_tokenizer=None,
         )
     assert caught.value.path == ("group_wait",)
+
+
+def test_judgments_from_tool_extra_fields_with_a_shared_row(server: EmbeddedServer) -> None:
+    """With one extra_info dict shared by the group (as verl's repeat leaves it) and each rollout's judgments in tool_extra_fields, every sample gets its own reward and the row is not modified."""
+    samples = make_samples(seed=25, prompts=2, group=4, formats=("canonical", "ruscarl"))
+    shared_rows = {}
+    for s in samples:
+        shared_rows.setdefault(s["uid"], {"index": s["extra_info"]["index"], "gear": s["extra_info"]["gear"]})
+    snapshot = json.dumps(shared_rows, sort_keys=True)
+    data = make_batch(
+        CharTokenizer(), [s["prompt"] for s in samples], [s["response"] for s in samples],
+        {
+            "data_source": ["healthbench"] * len(samples),
+            "reward_model": [{"style": "rubric", "ground_truth": ""} for _ in samples],
+            "extra_info": [shared_rows[s["uid"]] for s in samples],
+            "tool_extra_fields": [{"gear_judgments": s["extra_info"]["gear_judgments"]} for s in samples],
+            "uid": [s["uid"] for s in samples],
+        },
+    )
+    manager = manager_for(server.url, n=4, group_wait=5.0)
+    outputs = asyncio.run(compute_score_batch(manager, data))
+    assert [o["reward_score"] for o in outputs] == expected_rewards(samples)
+    assert json.dumps(shared_rows, sort_keys=True) == snapshot

@@ -9,7 +9,8 @@ Configure it with::
 
 VERL's ``RewardLoopWorker.compute_score_batch`` calls ``run_single`` once per sample, all samples of
 its chunk concurrently. The manager decodes the response as VERL's naive manager does, reads the row
-(``extra_info["gear"]``) and the judgments (through the judge), and hands the sample to a
+(``extra_info["gear"]``, with the sample's ``tool_extra_fields`` merged over it as naive.py merges
+them) and the judgments (through the judge), and hands the sample to a
 :class:`~gear_bridge.verl.coalescer.GroupCoalescer` keyed by the prompt's ``uid`` (or by the rubric
 when there is none): a group goes out as one ``rubric.scoreBatch`` / ``host.scoreBatch`` request as
 soon as it has ``actor_rollout_ref.rollout.n`` members, or ``group_wait`` seconds (5 ms) after its
@@ -147,6 +148,11 @@ class GearRewardManager(RewardManagerBase):
         reward_model = non_tensor.get("reward_model") or {}
         ground_truth = reward_model.get("ground_truth") if isinstance(reward_model, Mapping) else None
         extra_info = non_tensor.get("extra_info")
+        tool_fields = non_tensor.get("tool_extra_fields")
+        if isinstance(extra_info, Mapping) and isinstance(tool_fields, Mapping) and tool_fields:
+            # The agent loop's per-rollout fields, merged over extra_info as naive.py merges them, but
+            # into a copy: after verl's repeat, one extra_info dict is shared by the whole group.
+            extra_info = {**extra_info, **tool_fields}
         row = parse_row(extra_info)
         call = JudgeCall(row, response, extra_info, non_tensor.get("data_source"), ground_truth, ("extra_info",))
         judgment = await self.judge.judge(call)

@@ -29,6 +29,7 @@ VERL_EXTRA_KWARGS = frozenset({"reward_router_address", "reward_model_tokenizer"
 
 _settings_cache: dict[tuple[str, tuple[str | None, ...]], Settings] = {}
 _settings_lock = threading.Lock()
+_scorers_lock = threading.Lock()
 _scorers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], Scorer]] = weakref.WeakKeyDictionary()
 
 
@@ -72,23 +73,25 @@ async def shared_scorer(settings: Settings) -> Scorer:
     """
     loop = asyncio.get_running_loop()
     key = settings.connection_key()
-    scorers = _scorers.get(loop)
-    if scorers is not None and key in scorers:
-        return scorers[key]
+    with _scorers_lock:  # loops of other threads (the blocking paths' loop thread) share the map
+        scorers = _scorers.get(loop)
+        if scorers is not None and key in scorers:
+            return scorers[key]
     url = settings.url
     if url is None:
         url = await loop.run_in_executor(
             None,
             lambda: shared_server_url(command=settings.server_command, token=settings.token, startup_timeout=settings.startup_timeout),
         )
-    scorers = _scorers.setdefault(loop, {})
-    if key not in scorers:  # no await since the check above could have let another call in first
-        client = AsyncClient(
-            url,
-            token=settings.token,
-            timeout=settings.timeout,
-            connect_timeout=settings.connect_timeout,
-            reconnect_deadline=settings.reconnect_deadline,
-        )
-        scorers[key] = Scorer(client, max_rubrics=settings.max_rubrics)
-    return scorers[key]
+    with _scorers_lock:
+        scorers = _scorers.setdefault(loop, {})
+        if key not in scorers:  # another call of this loop may have got here first during the await
+            client = AsyncClient(
+                url,
+                token=settings.token,
+                timeout=settings.timeout,
+                connect_timeout=settings.connect_timeout,
+                reconnect_deadline=settings.reconnect_deadline,
+            )
+            scorers[key] = Scorer(client, max_rubrics=settings.max_rubrics)
+        return scorers[key]
