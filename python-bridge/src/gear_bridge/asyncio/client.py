@@ -142,15 +142,19 @@ class AsyncClient:
             raise ConnectionLost(f"client for {self.url} is closed")
         wait = self.timeout if timeout is _UNSET else timeout
         loop = asyncio.get_running_loop()
-        link = await self._connection(None)
+        link: _Link | None = await self._connection(None)
         request = self.protocol.build_request(method, params)
         deadline: float | None = None
         try:
             while True:
                 try:
+                    if link is None:
+                        link = await self._connection(deadline)
                     reply = await self._roundtrip(link, request, wait)
                     return reply.unwrap()
                 except (ConnectionLost, ServerShuttingDown) as error:
+                    if self._closed:
+                        raise ConnectionLost(f"client for {self.url} is closed") from error
                     if deadline is None:
                         deadline = loop.time() + self.reconnect_deadline if self.reconnect_deadline is not None else float("inf")
                     if loop.time() >= deadline:
@@ -158,9 +162,9 @@ class AsyncClient:
                             f"{method}: connection to {self.url} lost and not regained within {self.reconnect_deadline}s"
                         ) from error
                     logger.info("%s (id %d): %s; reconnecting to resend", method, request.id, error)
-                    if isinstance(error, ServerShuttingDown):
+                    if isinstance(error, ServerShuttingDown) and link is not None:
                         await self._drop(link, "server shutting down")
-                    link = await self._connection(deadline)
+                    link = None
         finally:
             self.protocol.forget(request.id)
 
