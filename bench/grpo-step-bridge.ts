@@ -19,6 +19,8 @@ export interface GrpoStepTiming {
   readonly prompts: number;
   readonly steps: number;
   readonly bridge_ms: number;
+  readonly columns_ms: number;
+  readonly score_batch_ms: number;
   readonly python_per_call_ms: number;
   readonly python_compiled_ms: number;
   readonly bridge_bitwise_equal: boolean;

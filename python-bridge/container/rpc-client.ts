@@ -14,7 +14,7 @@ export class RpcError extends Error {
 
 /**
  * A JSON-RPC 2.0 client over one `ws` WebSocket (json-rpc-2.0's JSONRPCClient) that reconnects:
- * every gear method is idempotent (PROTOCOL.md), so a call whose socket is gone, or goes away
+ * every gear method is idempotent (python-bridge/service/README.md), so a call whose socket is gone, or goes away
  * before the answer, is sent again on a new connection until `retryForMs` has passed. Errors the
  * service answers are thrown as RpcError and never retried.
  */

@@ -171,6 +171,33 @@ describe('the service methods, over a real socket', () => {
       expect(result.rewards[2]).toBe(aggregate(compiled[step[2]!.rubric]!, 'gear', step[2]!).reward);
     });
 
+    it('pass the decisions to hard gating like rubric.scoreBatch does', async () => {
+      const part = step.slice(0, 24);
+      const result = await client.call<{ rewards: number[] }>('rubric.scoreColumns', {
+        rubricIds: part.map((r) => ids[r.rubric]),
+        p: b64(part.flatMap((r) => r.p)),
+        d: part.flatMap((r) => r.d),
+        aggregator: 'hard',
+      });
+      part.forEach((r, i) => expect(result.rewards[i]).toBe(aggregate(compiled[r.rubric]!, 'hard', { p: r.p, d: r.d }).reward));
+    });
+
+    it('fail only the responses of a rubric that does not compile under the options', async () => {
+      const cyclic = await client.call<{ rubricId: string }>('rubric.register', {
+        rubric: { criteria: [{ id: 'a', text: 'A', weight: 1 }, { id: 'b', text: 'B', weight: 1 }], edges: [{ parent: 'a', child: 'b', relation: 'weak' }, { parent: 'b', child: 'a', relation: 'weak' }] },
+      });
+      const result = await client.call<{ rewards: (number | null)[]; errors: { index: number; error: { path: unknown[] } }[] }>('rubric.scoreColumns', {
+        rubricIds: [cyclic.rubricId, ids[0], cyclic.rubricId],
+        p: b64([1, 1, ...step[0]!.p.map(() => 0.5), 1, 1].slice(0, 4 + compiled[0]!.size)),
+        options: { onInvalidEdge: 'reject' },
+      });
+      expect(result.errors.map((e) => [e.index, e.error.path])).toEqual([
+        [0, ['rubricIds', 0, 'edges', 1]],
+        [2, ['rubricIds', 2, 'edges', 1]],
+      ]);
+      expect(result.rewards[1]).toBe(aggregate(compiled[0]!, 'gear', { p: compiled[0]!.ids.map(() => 0.5) }).reward);
+    });
+
     it('refuse scores whose count does not match the rubrics', async () => {
       const response = await client.request('rubric.scoreColumns', { rubricIds: [ids[0]], p: b64([0.5]) });
       expect(response.error).toMatchObject({ code: -32602, data: { path: ['p'] } });

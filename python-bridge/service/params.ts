@@ -61,6 +61,8 @@ export const ScoreBatchParamsSchema = z.strictObject({ items: z.array(z.unknown(
 export const ScoreColumnsParamsSchema = z.strictObject({
   rubricIds: z.array(z.string().regex(RUBRIC_ID, 'must be "sha256:" followed by 64 lowercase hex digits')),
   p: z.string(),
+  /** Judge decisions for hard gating, concatenated like p (optional). */
+  d: z.array(z.boolean()).optional(),
   ...Aggregation,
 });
 

@@ -102,6 +102,11 @@ export class RubricCache {
     return this.register({ format: 'canonical', rubric: parsed }, resolveOptions(options)).compiled;
   }
 
+  /** Criteria of a registered rubric (whatever options it is compiled under). */
+  sizeOf(rubricId: string): number | undefined {
+    return this.entries.get(rubricId)?.rubric.criteria.length;
+  }
+
   has(rubricId: string): boolean {
     return this.entries.has(rubricId);
   }

@@ -77,7 +77,7 @@ def test_batches_are_split_at_the_server_limit() -> None:
                 before: Dict[str, Any] = (await client.health())["byMethod"]
                 got = await scorer.score(requests, aggregator="gear")
                 after: Dict[str, Any] = (await client.health())["byMethod"]
-                assert after["rubric.scoreBatch"] - before.get("rubric.scoreBatch", 0) == 4  # 15 items, 4 per request
+                assert after["rubric.scoreColumns"] - before.get("rubric.scoreColumns", 0) == 4  # 15 items, 4 per request
                 singles = [(await scorer.score([r]))[0] for r in requests]
                 assert got == singles
 

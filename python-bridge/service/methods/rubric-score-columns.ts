@@ -10,7 +10,7 @@ import { checkRubricIdsKnown } from './resolve-rubric.js';
 /**
  * A GRPO step in columns: one registered rubric id per response and every response's scores in
  * one float64-base64 string, concatenated in response order (each response has as many as its
- * rubric has criteria). Rewards come back as arrays, effective scores as one string again. The
+ * rubric has criteria), decisions `d` (optional, for hard gating) likewise as one boolean array. Rewards come back as arrays, effective scores as one string again. The
  * same arithmetic as rubric.scoreBatch, without per-item objects on either side of the socket.
  */
 export const rubricScoreColumns = defineMethod({
@@ -25,12 +25,28 @@ export const rubricScoreColumns = defineMethod({
     );
     const options = resolveOptions(params.options);
     const aggregator: AggregatorName = params.aggregator ?? 'gear';
-    const compiled: CompiledRubric[] = rubricIds.map((id) => context.cache.compiledById(id, options));
-    const sizes = compiled.map((c) => c.size);
+    // A rubric that does not compile under these options (onInvalidEdge: reject) fails its own
+    // responses only, at path rubricIds[i] + the rubric's field; its size still places the others.
+    const compileErrors = new Map<string, GearError>();
+    const compiled: (CompiledRubric | undefined)[] = rubricIds.map((id) => {
+      if (compileErrors.has(id)) return undefined;
+      try {
+        return context.cache.compiledById(id, options);
+      } catch (error) {
+        if (!(error instanceof GearError)) throw error;
+        compileErrors.set(id, error);
+        return undefined;
+      }
+    });
+    const sizes = rubricIds.map((id, i) => compiled[i]?.size ?? (context.cache.sizeOf(id) as number));
     const total = sizes.reduce((a, b) => a + b, 0);
     const p = decodeFloat64Base64(params.p, ['p']);
     if (p.length !== total) {
       throw new GearError('invalid_input', ['p'], `has ${p.length} scores but the rubrics of rubricIds have ${total} criteria in all`);
+    }
+    const { d } = params;
+    if (d !== undefined && d.length !== total) {
+      throw new GearError('invalid_input', ['d'], `has ${d.length} decisions but the rubrics of rubricIds have ${total} criteria in all`);
     }
     const q = new Float64Array(total);
     const rewards: (number | null)[] = new Array<number | null>(rubricIds.length);
@@ -38,12 +54,14 @@ export const rubricScoreColumns = defineMethod({
     const methods: (string | null)[] = new Array<string | null>(rubricIds.length);
     const errors: ItemError[] = [];
     let offset = 0;
-    compiled.forEach((rubric, index) => {
-      const pi = p.subarray(offset, offset + rubric.size);
+    compiled.forEach((rubric: CompiledRubric | undefined, index) => {
+      const size = sizes[index] as number;
+      const pi = p.subarray(offset, offset + size);
       try {
+        if (rubric === undefined) throw (compileErrors.get(rubricIds[index] as string) as GearError).under(['rubricIds', index]);
         let scores;
         try {
-          scores = checkScores(rubric, { p: pi });
+          scores = checkScores(rubric, { p: pi, d: d?.slice(offset, offset + rubric.size) });
         } catch (error) {
           throw error instanceof GearError && error.path[1] !== undefined ? new GearError(error.code, ['p', offset + (error.path[1] as number)], error.detail) : error;
         }
@@ -56,9 +74,9 @@ export const rubricScoreColumns = defineMethod({
         rewards[index] = null;
         flat[index] = null;
         methods[index] = null;
-        q.fill(0, offset, offset + rubric.size);
+        q.fill(0, offset, offset + size);
       }
-      offset += rubric.size;
+      offset += size;
     });
     return { rewards, flat, methods, sizes, effective: encodeFloat64Base64(q), errors };
   },

@@ -1,6 +1,7 @@
 import { AggregatorNameSchema, AggregationOptionsSchema } from '../../../core/index.js';
 import { SUPPORTED_HOSTS } from '../../../adapters/container.js';
 import { EmptyParamsSchema } from '../params.js';
+import { WireEncodingValues } from '../float64-base64.js';
 import { defineMethod } from './method.js';
 
 /** The wire protocol's version; bumped on any incompatible change to a method. */
@@ -15,6 +16,7 @@ export const serverInfo = defineMethod({
     protocol: PROTOCOL_VERSION,
     aggregators: AggregatorNameSchema.options,
     formats: ['canonical', 'official-gear'],
+    encodings: WireEncodingValues,
     hosts: SUPPORTED_HOSTS,
     defaultAggregator: 'gear',
     defaultOptions: AggregationOptionsSchema.parse({}),

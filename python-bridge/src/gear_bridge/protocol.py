@@ -53,6 +53,7 @@ METHODS = (
     "rubric.register",
     "rubric.score",
     "rubric.scoreBatch",
+    "rubric.scoreColumns",
     "host.requests",
     "host.score",
     "host.scoreBatch",

@@ -48,7 +48,7 @@ def test_batch_manager_call_shape(server: EmbeddedServer) -> None:
     assert isinstance(scores, list) and len(scores) == len(samples)
     assert all(list(s) == list(SCORE_KEYS) for s in scores)
     assert [s["score"] for s in scores] == expected_rewards(samples)
-    assert delta(before, after, "rubric.scoreBatch") == 1
+    assert delta(before, after, "rubric.scoreColumns") == 1
     assert delta(before, after, "rubric.register") == 12  # each rubric once (then cached)
     again = verify(samples, config, aggregator="gear")
     assert again == scores
@@ -56,7 +56,7 @@ def test_batch_manager_call_shape(server: EmbeddedServer) -> None:
 
 
 def test_mixed_formats_go_out_as_one_request_per_method(server: EmbeddedServer) -> None:
-    """Rubric rows and host rows of one list make one rubric.scoreBatch and one host.scoreBatch."""
+    """Rubric rows and host rows of one list make one rubric.scoreColumns and one host.scoreBatch."""
     samples = make_samples(seed=12, prompts=8, group=3)
     before = by_method(server.url)
     scores = compute_score_batched(
@@ -65,7 +65,7 @@ def test_mixed_formats_go_out_as_one_request_per_method(server: EmbeddedServer) 
     )
     after = by_method(server.url)
     assert [s["score"] for s in scores] == expected_rewards(samples, "gear-exact")
-    assert delta(before, after, "rubric.scoreBatch") == 1 and delta(before, after, "host.scoreBatch") == 1
+    assert delta(before, after, "rubric.scoreColumns") == 1 and delta(before, after, "host.scoreBatch") == 1
 
 
 def test_mismatched_lists_are_refused(server: EmbeddedServer) -> None:

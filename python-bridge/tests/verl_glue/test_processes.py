@@ -33,6 +33,6 @@ def test_eight_processes_of_112_concurrent_calls(server: EmbeddedServer) -> None
     assert len(rewards) == PROCESSES * CALLS
     assert rewards == expected
     grew = {m: after.get(m, 0) - before.get(m, 0) for m in after}
-    assert grew["rubric.scoreBatch"] == PROCESSES * CALLS  # no call lost, none sent twice
+    assert grew["rubric.scoreColumns"] == PROCESSES * CALLS  # no call lost, none sent twice
     assert grew["rubric.register"] == sum(rubrics_per_worker)  # each worker registers each of its rubrics once
     assert grew["server.info"] == PROCESSES  # one connection per worker process

@@ -55,7 +55,7 @@ def test_constructed_as_verl_loads_it(server: EmbeddedServer) -> None:
 
 
 def test_one_request_per_grpo_group(server: EmbeddedServer) -> None:
-    """112 samples of 14 prompts x 8 rollouts, all run_single calls concurrent: 14 scoreBatch requests, each sample its own correct reward."""
+    """112 samples of 14 prompts x 8 rollouts, all run_single calls concurrent: 14 batch requests, each sample its own correct reward."""
     samples = make_samples(seed=21, prompts=14, group=8)
     manager = manager_for(server.url, group_wait=5.0)  # groups complete by size, never by time
 
@@ -72,7 +72,7 @@ def test_one_request_per_grpo_group(server: EmbeddedServer) -> None:
     groups = {"canonical": 0, "official-gear": 0, "ruscarl": 0, "gear": 0}
     for s in samples[::8]:
         groups[s["form"]] += 1
-    assert delta(before, after, "rubric.scoreBatch") == groups["canonical"] + groups["official-gear"]
+    assert delta(before, after, "rubric.scoreColumns") == groups["canonical"] + groups["official-gear"]
     assert delta(before, after, "host.scoreBatch") == groups["ruscarl"] + groups["gear"]
     assert delta(before, after, "rubric.register") == 0 and delta(before, after, "rubric.score") == 0
     assert [o["reward_score"] for o in outputs] == expected_rewards(samples) == [o["reward_score"] for o in warm]
@@ -95,7 +95,7 @@ def test_an_incomplete_group_is_sent_after_the_wait(server: EmbeddedServer) -> N
         return outputs
 
     outputs = asyncio.run(main())
-    assert delta(before, by_method(server.url), "rubric.scoreBatch") == 1
+    assert delta(before, by_method(server.url), "rubric.scoreColumns") == 1
     assert [o["reward_score"] for o in outputs] == expected_rewards(samples)
 
 
@@ -112,7 +112,7 @@ def test_without_uid_samples_group_by_rubric(server: EmbeddedServer) -> None:
         return before, outputs, await loop.run_in_executor(None, by_method, server.url)
 
     before, outputs, after = asyncio.run(main())
-    assert delta(before, after, "rubric.scoreBatch") == 4
+    assert delta(before, after, "rubric.scoreColumns") == 4
     assert [o["reward_score"] for o in outputs] == expected_rewards(samples)
 
 

@@ -32,7 +32,7 @@ def compute_score_batched(
     extra_infos: Sequence[dict[str, Any] | None],
     **kwargs: Any,
 ) -> list[dict[str, float | int]]:
-    """Scores every response of a batch with one ``rubric.scoreBatch`` / ``host.scoreBatch`` request.
+    """Scores every response of a batch with one ``rubric.scoreColumns`` / ``host.scoreBatch`` request.
 
     Blocking: runs on this process's private event-loop thread.
 
@@ -74,8 +74,11 @@ async def _score_all(
         row = parse_row(extra_info, ("extra_infos", index))
         assert extra_info is not None
         calls.append(JudgeCall(row, response, extra_info, data_sources[index], ground_truths[index], ("extra_infos", index)))
-    judgments = await asyncio.gather(*(judge.judge(call) for call in calls))
     default_judge = isinstance(judge, CallJudgments)
+    if isinstance(judge, CallJudgments):
+        judgments = [judge.read(call) for call in calls]  # no task per response for the default judge
+    else:
+        judgments = await asyncio.gather(*(judge.judge(call) for call in calls))
     requests = [
         ScoreRequest(
             call.row,

@@ -12,7 +12,7 @@ its chunk concurrently. The manager decodes the response as VERL's naive manager
 (``extra_info["gear"]``, with the sample's ``tool_extra_fields`` merged over it as naive.py merges
 them) and the judgments (through the judge), and hands the sample to a
 :class:`~gear_bridge.verl.coalescer.GroupCoalescer` keyed by the prompt's ``uid`` (or by the rubric
-when there is none): a group goes out as one ``rubric.scoreBatch`` / ``host.scoreBatch`` request as
+when there is none): a group goes out as one ``rubric.scoreColumns`` / ``host.scoreBatch`` request as
 soon as it has ``actor_rollout_ref.rollout.n`` members, or ``group_wait`` seconds (5 ms) after its
 first member, whichever comes first.
 
