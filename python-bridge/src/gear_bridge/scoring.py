@@ -334,11 +334,7 @@ class Scorer:
 
     async def _batched(self, send: Any, items: list[dict[str, Any]], aggregator: str, options: Mapping[str, Any] | None) -> list[dict[str, Any]]:
         """Sends ``items`` in as few requests as the server's limits allow, concurrently; results in order."""
-        await self.client.open()
-        info = self.client.server_info or {}
-        limits = info.get("limits", {}) if isinstance(info.get("limits"), dict) else {}
-        max_items = limits.get("maxBatchItems") if isinstance(limits.get("maxBatchItems"), int) else None
-        max_bytes = limits.get("maxPayloadBytes") if isinstance(limits.get("maxPayloadBytes"), int) else None
+        max_items, max_bytes = await self._server_limits()
         chunks = _chunks(items, max_items, max_bytes, aggregator, options)
         answers = await asyncio.gather(*(send(chunk) for chunk in chunks))
         results: list[dict[str, Any]] = []
@@ -353,16 +349,21 @@ class Scorer:
             offset += len(chunk)
         return results
 
-    async def _score_columns(
-        self, rubric_ids: list[str], judgments: list[Judgment], aggregator: str, options: Mapping[str, Any] | None
-    ) -> list[dict[str, Any]]:
-        """``rubric.scoreColumns`` in as few requests as the server's limits allow, its answer
-        reshaped into ``rubric.scoreBatch`` results (item error paths included) for the caller."""
+    async def _server_limits(self) -> tuple[int | None, int | None]:
+        """The server's maxBatchItems and maxPayloadBytes (None when it does not say)."""
         await self.client.open()
         info = self.client.server_info or {}
         limits = info.get("limits", {}) if isinstance(info.get("limits"), dict) else {}
         max_items = limits.get("maxBatchItems") if isinstance(limits.get("maxBatchItems"), int) else None
         max_bytes = limits.get("maxPayloadBytes") if isinstance(limits.get("maxPayloadBytes"), int) else None
+        return max_items, max_bytes
+
+    async def _score_columns(
+        self, rubric_ids: list[str], judgments: list[Judgment], aggregator: str, options: Mapping[str, Any] | None
+    ) -> list[dict[str, Any]]:
+        """``rubric.scoreColumns`` in as few requests as the server's limits allow, its answer
+        reshaped into ``rubric.scoreBatch`` results (item error paths included) for the caller."""
+        max_items, max_bytes = await self._server_limits()
         bounds: list[tuple[int, int]] = []
         start, size = 0, 0
         for k, judgment in enumerate(judgments):
