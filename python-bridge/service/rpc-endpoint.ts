@@ -23,6 +23,7 @@ export type RpcReply = JSONRPCResponse | JSONRPCResponse[] | null;
  */
 export class RpcEndpoint {
   private readonly server: JSONRPCServer<ServiceContext>;
+  private readonly mapError: ReturnType<typeof createErrorMapper>;
 
   constructor(private readonly context: ServiceContext) {
     // Errors reach the client through mapError (internal ones are logged there, with an incident id).
@@ -57,8 +58,6 @@ export class RpcEndpoint {
     this.server = server;
     this.mapError = mapError;
   }
-
-  private readonly mapError: ReturnType<typeof createErrorMapper>;
 
   async receiveFrame(text: string, byteLength: number): Promise<RpcReply> {
     const { limits } = this.context;

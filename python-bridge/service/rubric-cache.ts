@@ -69,15 +69,15 @@ export class RubricCache {
   register(source: RubricSource, options: ResolvedOptions, at: readonly (string | number)[] = []): Registration {
     const { rubric, compile } = readSource(source, options.options, at);
     const rubricId = rubricIdOf(rubric);
+    // An official-format compile keeps its own report (edges its reader skipped), so it is its own
+    // variant; its scores equal the canonical variant's, which compiledById uses.
+    const variant = source.format === 'canonical' ? options.key : `official-gear\u0000${options.key}`;
     const existing = this.touch(rubricId);
-    if (existing !== undefined) {
-      const hit = existing.variants.get(options.key);
-      // An official-format registration keeps its own report (edges its reader skipped).
-      if (hit !== undefined && source.format === 'canonical') return { rubricId, compiled: hit, cached: true };
-    }
+    const hit = existing?.variants.get(variant);
+    if (hit !== undefined) return { rubricId, compiled: hit, cached: true };
     const compiled = compile();
     const entry = existing ?? this.insert(rubricId, rubric);
-    this.remember(entry, options.key, compiled);
+    this.remember(entry, variant, compiled);
     return { rubricId, compiled, cached: existing !== undefined };
   }
 
@@ -98,8 +98,7 @@ export class RubricCache {
 
   /** Compiles an already-parsed rubric through the cache (the host adapters' path). */
   compileRubric(rubric: Rubric, options: AggregationOptionsInput): CompiledRubric {
-    const parsed = parseWith(RubricSchema, rubric);
-    return this.register({ format: 'canonical', rubric: parsed }, resolveOptions(options)).compiled;
+    return this.register({ format: 'canonical', rubric }, resolveOptions(options)).compiled;
   }
 
   /** Criteria of a registered rubric (whatever options it is compiled under). */

@@ -54,7 +54,8 @@ export async function startServer(config: ServeConfig, version: string, logger: 
     context.stats.connections += 1;
     logger.info('connection_open', { connection, remote: req.socket.remoteAddress });
     ws.on('message', (data: RawData) => {
-      const buffer = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+      // ws hands text frames over as one Buffer; only fragmented or ArrayBuffer data needs a copy.
+      const buffer = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
       inFlight += 1;
       endpoint
         .receiveFrame(buffer.toString('utf8'), buffer.byteLength)

@@ -1,10 +1,10 @@
-import { checkScores, createFcpAccumulator, GearError, parseWith } from '../../../core/index.js';
+import { createFcpAccumulator, parseWith } from '../../../core/index.js';
 import { FcpItemSchema, FcpParamsSchema, rubricRefOf } from '../params.js';
 import { resolveOptions } from '../rubric-cache.js';
 import { checkBatchSize } from './batch-limit.js';
 import { itemError, type ItemError } from './item-error.js';
 import { defineMethod } from './method.js';
-import { checkRubricIdsKnown, resolveCompiled } from './resolve-rubric.js';
+import { checkRubricIdsKnown, checkScoresAt, resolveCompiled, rubricIdsOf } from './resolve-rubric.js';
 
 /** False-credit-propagation diagnostics (L_FCP and P per aggregator) over a set of scored responses. */
 export const diagnosticsFcp = defineMethod({
@@ -12,7 +12,7 @@ export const diagnosticsFcp = defineMethod({
   params: FcpParamsSchema,
   handle: (params, context) => {
     checkBatchSize(params.items, context);
-    checkRubricIdsKnown(context, params.items);
+    checkRubricIdsKnown(context, rubricIdsOf(params.items));
     const options = resolveOptions(params.options);
     const accumulator = createFcpAccumulator({
       ...(params.aggregators === undefined ? {} : { aggregators: params.aggregators }),
@@ -25,13 +25,7 @@ export const diagnosticsFcp = defineMethod({
       try {
         const item = parseWith(FcpItemSchema, input, at);
         const compiled = resolveCompiled(context, rubricRefOf(item, at), options, at);
-        let scores;
-        try {
-          scores = checkScores(compiled, item.scores);
-        } catch (error) {
-          throw error instanceof GearError ? error.under([...at, 'scores']) : error;
-        }
-        accumulator.add({ compiled, scores });
+        accumulator.add({ compiled, scores: checkScoresAt(compiled, item.scores, at) });
       } catch (error) {
         skipped.push(itemError(index, error));
       }

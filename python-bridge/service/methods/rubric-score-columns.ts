@@ -19,10 +19,7 @@ export const rubricScoreColumns = defineMethod({
   handle: (params, context) => {
     const { rubricIds } = params;
     checkBatchSize(rubricIds, context);
-    checkRubricIdsKnown(
-      context,
-      rubricIds.map((rubricId) => ({ rubricId })),
-    );
+    checkRubricIdsKnown(context, rubricIds);
     const options = resolveOptions(params.options);
     const aggregator: AggregatorName = params.aggregator ?? 'gear';
     // A rubric that does not compile under these options (onInvalidEdge: reject) fails its own

@@ -2,7 +2,7 @@ import { ScoreBatchParamsSchema, ScoreParamsSchema } from '../params.js';
 import { checkBatchSize } from './batch-limit.js';
 import { itemError } from './item-error.js';
 import { defineMethod } from './method.js';
-import { checkRubricIdsKnown } from './resolve-rubric.js';
+import { checkRubricIdsKnown, rubricIdsOf } from './resolve-rubric.js';
 import { defaultsOf, scoreItem } from './score-item.js';
 
 /** One response: reward, method, per-criterion effective scores and the flat reward. */
@@ -21,7 +21,7 @@ export const rubricScoreBatch = defineMethod({
   params: ScoreBatchParamsSchema,
   handle: (params, context) => {
     checkBatchSize(params.items, context);
-    checkRubricIdsKnown(context, params.items);
+    checkRubricIdsKnown(context, rubricIdsOf(params.items));
     const defaults = defaultsOf(params);
     const results = params.items.map((item, index) => {
       try {

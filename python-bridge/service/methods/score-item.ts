@@ -1,8 +1,8 @@
-import { aggregate, checkScores, computeReward, GearError, parseWith, type AggregatorName } from '../../../core/index.js';
+import { aggregate, computeReward, parseWith, type AggregatorName } from '../../../core/index.js';
 import { ScoreItemSchema, rubricRefOf } from '../params.js';
 import { resolveOptions, type ResolvedOptions } from '../rubric-cache.js';
 import type { ServiceContext } from '../service-context.js';
-import { resolveCompiled } from './resolve-rubric.js';
+import { checkScoresAt, resolveCompiled } from './resolve-rubric.js';
 import { decodeFloat64Base64, encodeFloat64Base64, type WireEncoding } from '../float64-base64.js';
 
 export interface Defaults {
@@ -29,13 +29,8 @@ export function scoreItem(context: ServiceContext, input: unknown, defaults: Def
   const base64 = defaults.encoding === 'float64-base64';
   const options = item.options === undefined ? defaults.options : resolveOptions(item.options, [...at, 'options']);
   const compiled = resolveCompiled(context, rubricRefOf(item, at), options, at);
-  let scores;
-  try {
-    const p = base64 ? decodeFloat64Base64(item.scores.p, ['p']) : item.scores.p;
-    scores = checkScores(compiled, { p, d: item.scores.d });
-  } catch (error) {
-    throw error instanceof GearError ? error.under([...at, 'scores']) : error;
-  }
+  const p = base64 ? decodeFloat64Base64(item.scores.p, [...at, 'scores', 'p']) : item.scores.p;
+  const scores = checkScoresAt(compiled, { p, d: item.scores.d }, at);
   if (q.length < compiled.size) q = new Float64Array(compiled.size * 2);
   const { method, reward } = aggregate(compiled, item.aggregator ?? defaults.aggregator, scores, q);
   const effective = q.subarray(0, compiled.size);
