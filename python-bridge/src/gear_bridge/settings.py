@@ -94,15 +94,17 @@ _DURATIONS = ("timeout", "connect_timeout", "reconnect_deadline", "startup_timeo
 _COUNTS = ("group_size", "max_rubrics")
 
 
+def _unset(value: Any) -> bool:
+    """None, or how an environment variable or a Hydra override spells it."""
+    return value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "null"))
+
+
 def _duration(name: str, value: Any, where: str) -> float | None:
-    if value is None:
+    if _unset(value):
         return None
     if isinstance(value, str):
-        text = value.strip().lower()
-        if text in ("", "none", "null"):
-            return None
         try:
-            value = float(text)
+            value = float(value.strip())
         except ValueError:
             raise ConfigError((where,), f"must be a number of seconds or none, got {value!r}") from None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -114,14 +116,11 @@ def _duration(name: str, value: Any, where: str) -> float | None:
 
 
 def _count(value: Any, where: str) -> int | None:
-    if value is None:
+    if _unset(value):
         return None
     if isinstance(value, str):
-        text = value.strip().lower()
-        if text in ("", "none", "null"):
-            return None
         try:
-            value = int(text)
+            value = int(value.strip())
         except ValueError:
             raise ConfigError((where,), f"must be an integer or none, got {value!r}") from None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
