@@ -160,6 +160,10 @@ describe('fake OpenAI server, fault modes', () => {
     for (let i = 0; i < 3; i++) statuses.push((await post(server, ask())).status);
     expect(statuses).toEqual([429, 503, 200]);
     expect(server.requests.map((r) => r.mode)).toEqual(['status', 'status', 'ok']);
+    // A sequence set at run time applies to the requests after it, not by absolute number.
+    server.set({ sequence: [{ mode: 'status', status: 429 }] });
+    for (let i = 0; i < 2; i++) statuses.push((await post(server, ask())).status);
+    expect(statuses.slice(3)).toEqual([429, 200]);
   });
 
   it('behave(request, n) decides per request', async () => {

@@ -61,7 +61,8 @@ export interface FakeOpenAiOptions extends Partial<Behaviour> {
   model?: string;
   /** Content of an 'ok' answer. Default: `DEFAULT_FAKE_ANSWER` whatever the prompt. */
   answer?: (request: FakeChatRequest) => FakeAnswer;
-  /** Behaviour overrides for the first requests: request n (1-based) gets sequence[n - 1]. */
+  /** Behaviour overrides for the next requests after `start` or this `set`: the k-th of them gets
+   * sequence[k - 1]; later ones get the server's behaviour (e.g. two 429s, then answers). */
   sequence?: Partial<Behaviour>[];
   /** Per-request override, applied after `sequence`; n is the 1-based arrival number. */
   behave?: (request: FakeChatRequest, n: number) => Partial<Behaviour> | undefined;
@@ -153,11 +154,13 @@ interface Settings {
   model: string;
   answer: (request: FakeChatRequest) => FakeAnswer;
   sequence: Partial<Behaviour>[];
+  /** `received` when the sequence was set: it applies to the requests after that. */
+  sequenceFrom: number;
   behave: ((request: FakeChatRequest, n: number) => Partial<Behaviour> | undefined) | undefined;
   hangProbes: boolean;
 }
 
-function merge(settings: Settings, options: FakeOpenAiOptions): Settings {
+function merge(settings: Settings, options: FakeOpenAiOptions, received: number): Settings {
   const { slots, model, answer, sequence, behave, hangProbes, ...behaviour } = options;
   return {
     behaviour: { ...settings.behaviour, ...definedOnly(behaviour) },
@@ -165,6 +168,7 @@ function merge(settings: Settings, options: FakeOpenAiOptions): Settings {
     model: model ?? settings.model,
     answer: answer ?? settings.answer,
     sequence: sequence ?? settings.sequence,
+    sequenceFrom: sequence === undefined ? settings.sequenceFrom : received,
     behave: 'behave' in options ? behave : settings.behave,
     hangProbes: hangProbes ?? settings.hangProbes,
   };
@@ -194,10 +198,12 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
       model: 'fake-judge',
       answer: () => DEFAULT_FAKE_ANSWER,
       sequence: [],
+      sequenceFrom: 0,
       behave: undefined,
       hangProbes: false,
     },
     options,
+    0,
   );
   const requests: ReceivedRequest[] = [];
   const stats: FakeOpenAiStats = {
@@ -266,7 +272,7 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
     const now = settings;
     const behaviour: Behaviour = {
       ...now.behaviour,
-      ...definedOnlyIfPresent(now.sequence[n - 1]),
+      ...definedOnlyIfPresent(now.sequence[n - 1 - now.sequenceFrom]),
       ...definedOnlyIfPresent(now.behave?.(body, n)),
     };
     stats.received = n;
@@ -285,6 +291,12 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
       state: 'waiting',
       run: () => {
         if (behaviour.mode === 'hang') return; // holds the slot until the client or stop() closes
+        if (behaviour.latencyMs === 0) {
+          // An instant endpoint (client-overhead benchmarks): no timer tick per request.
+          respond(res, body, behaviour, now);
+          finish(job, true);
+          return;
+        }
         const timer = setTimeout(() => {
           timers.delete(timer);
           if (job.state !== 'running') return;
@@ -380,7 +392,7 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
     stats: () => ({ ...stats, receivedByMode: { ...stats.receivedByMode } }),
     set(partial) {
       checkOptions(partial);
-      settings = merge(settings, partial);
+      settings = merge(settings, partial, stats.received);
       dispatch();
     },
     async stop() {
