@@ -20,11 +20,12 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from typing import Any, Callable
 
 HOST = "127.0.0.1"  # never another interface: this is a test and demo server
 
 
-def int_in(low: int, high: int):
+def int_in(low: int, high: int) -> Callable[[str], int]:
     def parse(text: str) -> int:
         try:
             value = int(text, 10)
@@ -66,7 +67,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def build_params(args: argparse.Namespace):
+def build_params(args: argparse.Namespace) -> Any:  # xllamacpp.CommonParams (untyped extension)
     import xllamacpp
 
     params = xllamacpp.CommonParams()
@@ -111,7 +112,12 @@ def main(argv: list[str]) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     if args.stop_on_stdin_eof:
-        threading.Thread(target=lambda: (sys.stdin.buffer.read(), stop.set()), daemon=True).start()
+
+        def stop_at_eof() -> None:
+            sys.stdin.buffer.read()
+            stop.set()
+
+        threading.Thread(target=stop_at_eof, daemon=True).start()
 
     import xllamacpp
 
