@@ -124,7 +124,11 @@ def main(argv: list[str]) -> int:
     try:
         server = xllamacpp.Server(build_params(args))
     except Exception as e:  # the model did not load, the port is taken, ...
-        print(f"serve.py: the server did not start: {e}", file=sys.stderr)
+        print(
+            f"serve.py: the server did not start: {e} (is --port {args.port} free on {HOST}? is"
+            f" --model-path a GGUF file? --verbose shows llama.cpp's log)",
+            file=sys.stderr,
+        )
         return 1
     base = server.listening_address.rstrip("/")  # the real port when --port 0
     try:
