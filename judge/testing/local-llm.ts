@@ -62,13 +62,13 @@ function checkoutRoot(): string {
   }
 }
 
-interface Installed {
+export interface InstalledLocalLlm {
   python: string;
   modelPath: string;
 }
 
 /** Runs scripts/local-llm/install (quick when everything is there) and reads the paths it prints. */
-export function installLocalLlm(model: LocalLlmModel = 'smollm2-135m', timeoutMs = 15 * 60_000): Promise<Installed> {
+export function installLocalLlm(model: LocalLlmModel = 'smollm2-135m', timeoutMs = 15 * 60_000): Promise<InstalledLocalLlm> {
   const script = join(checkoutRoot(), 'scripts', 'local-llm', 'install');
   const command = `scripts/local-llm/install --model ${model}`;
   return new Promise((resolve, reject) => {
