@@ -1,13 +1,25 @@
 import type { AggregationMethod, AggregatorName } from '../core/index.js';
-import type { CriterionJudgment, HostExtras, HostFormat, HostName, JudgeRequest } from './host-adapter.js';
+import type { CriterionJudgment, HostExtras, HostFormat, HostName } from './host-adapter.js';
 import type { Scalarizer } from './scalarizer.js';
+import { applyJudgeFailurePolicy, countUnread, type OnJudgeFailure } from './judge-output/failure-policy.js';
 
 export interface ScoreInput {
   /** The host's rubric row (for VERL hosts: the row's extra_info). */
   readonly row: unknown;
-  readonly response: string;
-  /** The judge's raw text, one per request, in request order. */
-  readonly judgeOutputs: readonly string[];
+  /** The response judged (the reward does not depend on it: the judge outputs carry the verdicts). */
+  readonly response?: string;
+  /** The judge's raw text, one per request of the host's plan, in request order. */
+  readonly judgeOutputs: readonly (string | undefined)[];
+  /** What an unread criterion counts as (default `pessimistic`). */
+  readonly onJudgeFailure?: OnJudgeFailure;
+}
+
+/** Judgments a judge already read (e.g. after re-asking what a first parse could not read). */
+export interface JudgedInput {
+  readonly row: unknown;
+  /** At most one per rubric position (by `index`); a position without one counts as missing. */
+  readonly judgments: readonly CriterionJudgment[];
+  readonly onJudgeFailure?: OnJudgeFailure;
 }
 
 export interface AdapterResult {
@@ -18,8 +30,12 @@ export interface AdapterResult {
   /** Effective score per criterion (rubric order) under the injected scalarizer. */
   readonly effective: readonly number[];
   /** Everything below is independent of the scalarizer. */
-  readonly requests: readonly JudgeRequest[];
+  /** Requests of the host's plan (the outputs expected); `format.buildJudgeRequests` builds them. */
+  readonly requestCount: number;
+  /** Per criterion in rubric order, the failure policy applied (status and detail as read). */
   readonly judgments: readonly CriterionJudgment[];
+  /** Criteria the judge output did not answer readably. */
+  readonly failedCriteria: number;
   readonly extras: HostExtras;
   /** The host's own reward from the same judgments (what flat must reproduce). */
   readonly nativeReward: number;
@@ -39,24 +55,46 @@ export class RubricAdapter<Row> {
     return this.format.host;
   }
 
-  /** @throws GearError `invalid_input` naming the field when the row is malformed. */
+  /**
+   * Reads the judge outputs and scores them. No prompt is built here.
+   * @throws GearError `invalid_input` naming the field when the row is malformed, or naming the
+   * unread criteria under `onJudgeFailure: 'error'`.
+   */
   score(input: ScoreInput): AdapterResult {
     const row = this.format.parseRow(input.row);
-    const requests = this.format.buildJudgeRequests(row, input.response);
     const judgments = this.format.parseJudgeOutputs(row, input.judgeOutputs);
-    const scalar = this.scalarizer.scalarize(
-      this.format.toRubric(row),
-      { p: judgments.map((j) => j.p), d: judgments.map((j) => j.met) },
-      this.format.scalarOptions,
+    return this.scoreParsed(row, judgments, input.onJudgeFailure);
+  }
+
+  /** Scores judgments read elsewhere (a judge that re-asked part of the rubric). */
+  scoreJudgments(input: JudgedInput): AdapterResult {
+    const row = this.format.parseRow(input.row);
+    const criteria = this.format.toRubric(row).criteria;
+    const byIndex = new Map<number, CriterionJudgment>();
+    for (const j of input.judgments) byIndex.set(j.index, j);
+    const judgments = criteria.map(
+      (c, index): CriterionJudgment => byIndex.get(index) ?? { index, id: c.id, p: 0, met: false, status: 'missing', detail: 'no judgment given' },
     );
+    return this.scoreParsed(row, judgments, input.onJudgeFailure);
+  }
+
+  private scoreParsed(row: Row, read: readonly CriterionJudgment[], policy: OnJudgeFailure = 'pessimistic'): AdapterResult {
+    const rubric = this.format.toRubric(row);
+    const judgments = applyJudgeFailurePolicy(
+      read,
+      rubric.criteria.map((c) => c.weight),
+      policy,
+    );
+    const scalar = this.scalarizer.scalarize(rubric, { p: judgments.map((j) => j.p), d: judgments.map((j) => j.met) }, this.format.scalarOptions);
     return {
       host: this.format.host,
       aggregator: this.scalarizer.aggregator,
       method: scalar.method,
       reward: scalar.reward,
       effective: scalar.q,
-      requests,
+      requestCount: this.format.planJudgeRequests(row).length,
       judgments,
+      failedCriteria: countUnread(read),
       extras: this.format.extras(row),
       nativeReward: this.format.nativeReward(row, judgments),
     };

@@ -10,6 +10,7 @@ import { runScore } from './commands/score.js';
 import { conformanceReports, renderConformance } from './commands/conformance.js';
 import { runServe } from './commands/serve.js';
 import { SUPPORTED_HOSTS, type SupportedHost } from '../adapters/container.js';
+import { ON_JUDGE_FAILURE_VALUES, type OnJudgeFailure } from '../adapters/judge-output/failure-policy.js';
 import { AggregatorNameSchema } from '../core/index.js';
 
 const USAGE = `gear: dependency-aware aggregation of rubric rewards (GEAR)
@@ -35,10 +36,14 @@ Usage:
   gear sample-input [--responses N] [--seed S] [--benchmark healthbench|writingbench]
       Prints the demo's input lines, to pipe into gear aggregate or to copy the format from.
   gear score --host ruscarl|merf|rar-explicit|gear|writingbench|plawbench --aggregator flat|hard|gear|gear-exact|auto
-             [--input FILE] [--with-requests] [same scalarizer options as aggregate]
+             [--input FILE] [--with-requests] [--on-judge-failure pessimistic|official|error]
+             [same scalarizer options as aggregate]
       Each JSONL line: {"row": <host row, e.g. VERL extra_info>, "response": "...",
-      "judge_outputs": ["<raw judge text>", ...]}. Writes the reward, the host's native reward and
-      per criterion p, decision, read status and effective score.
+      "judge_outputs": ["<raw judge text>", ...]}. Writes the reward, the host's native reward, the
+      number of criteria the judge output did not answer readably, and per criterion p, decision,
+      read status and effective score. An unread criterion counts against the response
+      (pessimistic: not met, or for a negative criterion the penalty applied); official drops
+      unread penalties as the official GEAR code does; error turns the line into an error line.
   gear agreement [--responses N] [--seed S]
       The paper's exact-inference agreement table on the bundled rubrics.
   gear conformance [--adapter HOST]...
@@ -130,6 +135,7 @@ async function main(argv: string[]): Promise<number> {
         aggregator: { type: 'string' },
         input: { type: 'string' },
         'with-requests': { type: 'boolean' },
+        'on-judge-failure': { type: 'string' },
         ...SCALARIZER_FLAGS,
       },
       strict: true,
@@ -139,8 +145,13 @@ async function main(argv: string[]): Promise<number> {
     }
     const aggregator = AggregatorNameSchema.safeParse(values.aggregator ?? 'gear');
     if (!aggregator.success) throw new GearError('usage', ['--aggregator'], `must be flat, hard, gear, gear-exact or auto, got "${values.aggregator}"`);
+    const onJudgeFailure = values['on-judge-failure'] ?? 'pessimistic';
+    if (!(ON_JUDGE_FAILURE_VALUES as readonly string[]).includes(onJudgeFailure)) {
+      throw new GearError('usage', ['--on-judge-failure'], `must be ${ON_JUDGE_FAILURE_VALUES.join(', ')}, got "${onJudgeFailure}"`);
+    }
     const bad = await runScore({
       host: values.host as SupportedHost,
+      onJudgeFailure: onJudgeFailure as OnJudgeFailure,
       aggregator: aggregator.data,
       options: aggregationOptionsFromFlags(values),
       input: values.input,

@@ -82,7 +82,13 @@ export function checkOnlyScalarChanges(target: AdapterUnderTest): CheckResult {
   let checked = 0;
   for (const c of target.cases) {
     const results = containers.map((container) => run(target, container, c));
-    const invariant = results.map((r) => JSON.stringify({ requests: r.requests, judgments: r.judgments, extras: r.extras, native: r.nativeReward }));
+    const requests = containers.map((container) => {
+      const format = target.resolve(container).format;
+      return format.buildJudgeRequests(format.parseRow(c.row), c.response);
+    });
+    const invariant = results.map((r, k) =>
+      JSON.stringify({ requests: requests[k], judgments: r.judgments, failed: r.failedCriteria, extras: r.extras, native: r.nativeReward }),
+    );
     invariant.slice(1).forEach((other, k) => {
       checked += 1;
       if (other !== invariant[0]) failures.push(`${c.name}: ${AGGREGATORS[k + 1]} changed requests, judgments, extras or the native reward`);

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { GearError, parseWith, readOfficialRewardModel, type OfficialReading, type Rubric } from '../../core/index.js';
-import type { ChatMessage, CriterionJudgment, HostFormat, JudgeRequest } from '../host-adapter.js';
+import type { ChatMessage, HostFormat } from '../host-adapter.js';
 import { ConversationSchema } from '../conversation.js';
+import { checkRequestCriteria, defineHostFormat, selectPositions } from '../judge-requests.js';
 import { buildBatchJudgeRequest, type PiMode } from './judge-prompt.js';
 import { parseBatchJudgeOutput } from './judge-parse.js';
 import { officialFlatReward } from './native-reward.js';
@@ -38,7 +39,8 @@ export interface OfficialGearRow {
   readonly judged: readonly number[];
 }
 
-function isRuleVerified(item: unknown): boolean {
+/** Whether the official code checks this item with a rule function instead of the LLM judge. */
+export function isRuleVerified(item: unknown): boolean {
   if (typeof item !== 'object' || item === null) return false;
   const tags = (item as { tags?: unknown }).tags;
   if (typeof tags !== 'object' || tags === null || Array.isArray(tags)) return false;
@@ -46,8 +48,14 @@ function isRuleVerified(item: unknown): boolean {
   return t['verifier'] === 'rule' && Boolean(t['function']);
 }
 
+export const RULE_VERIFIED_DETAIL = 'rule-verified criterion: gear does not run rule functions';
+
+/**
+ * The official GEAR HealthBench judge (gear_batch_reward_fn.py): every LLM-judged criterion of a
+ * response in one request (the file never reads GEAR_MAX_RUBRICS_PER_JUDGE).
+ */
 export function createOfficialGearFormat(piMode: PiMode = 'judge_prob'): HostFormat<OfficialGearRow> {
-  return {
+  return defineHostFormat<OfficialGearRow>({
     host: 'gear',
     scalarOptions: { normalize: 'positive-sum', emptyDenominator: 'divide-by-one' },
 
@@ -59,35 +67,27 @@ export function createOfficialGearFormat(piMode: PiMode = 'judge_prob'): HostFor
 
     toRubric: (row): Rubric => row.reading.rubric,
 
-    buildJudgeRequests(row, response): JudgeRequest[] {
-      if (row.judged.length === 0) return [];
-      const criteria = row.reading.rubric.criteria;
-      const items = row.judged.map((i) => ({ criterion: criteria[i]?.text ?? '', points: criteria[i]?.weight ?? 0 }));
-      return [buildBatchJudgeRequest(row.conversation, response, items, row.judged, piMode)];
+    planJudgeRequests(row, only) {
+      const criteria = selectPositions(row.reading.rubric.criteria.length, row.judged, only);
+      return criteria.length === 0 ? [] : [criteria];
     },
 
-    parseJudgeOutputs(row, outputs): CriterionJudgment[] {
-      const criteria = row.reading.rubric.criteria;
-      const judgments: CriterionJudgment[] = criteria.map((c, index) => ({
-        index,
-        id: c.id,
-        p: 0,
-        met: false,
-        status: 'missing',
-        detail: 'rule-verified criterion: gear does not run rule functions',
-      }));
-      if (row.judged.length === 0) return judgments;
-      const items = row.judged.map((index) => ({ index, id: criteria[index]?.id ?? '' }));
-      const parsed =
-        outputs[0] === undefined
-          ? items.map((item) => ({ ...item, p: 0, met: false, status: 'missing' as const, detail: 'no judge output for this request' }))
-          : parseBatchJudgeOutput(outputs[0], items, piMode);
-      for (const j of parsed) judgments[j.index] = j;
-      return judgments;
+    buildJudgeRequest(row, response, criteria) {
+      const all = row.reading.rubric.criteria;
+      checkRequestCriteria(all.length, criteria);
+      const items = criteria.map((i) => ({ criterion: all[i]?.text ?? '', points: all[i]?.weight ?? 0 }));
+      return buildBatchJudgeRequest(row.conversation, response, items, criteria, piMode);
     },
+
+    parseJudgeOutput(row, criteria, raw) {
+      const all = row.reading.rubric.criteria;
+      return parseBatchJudgeOutput(raw, criteria.map((index) => ({ index, id: all[index]?.id ?? String(index) })), piMode);
+    },
+
+    notJudged: (row, index) => ({ index, id: row.reading.rubric.criteria[index]?.id ?? String(index), p: 0, met: false, status: 'missing', detail: RULE_VERIFIED_DETAIL }),
 
     nativeReward: (row, judgments) => officialFlatReward(row.reading.rubric.criteria.map((c) => c.weight), judgments),
 
     extras: () => ({}),
-  };
+  });
 }

@@ -17,7 +17,8 @@ export interface JudgedItem {
  * - a probability that contradicts the boolean is flipped (1 - p), as the official parser does;
  * - anything unreadable, missing, repeated or out of range is "not met" with p = 0, and reported.
  */
-export function parseBatchJudgeOutput(raw: string, items: readonly JudgedItem[], piMode: PiMode): CriterionJudgment[] {
+export function parseBatchJudgeOutput(raw: string | undefined, items: readonly JudgedItem[], piMode: PiMode): CriterionJudgment[] {
+  if (raw === undefined) return items.map((item) => unreadJudgment(item.index, item.id, 'missing', 'no judge output for this request'));
   const extracted = extractJsonObject(raw);
   return items.map((item, k) => {
     const fail = (status: CriterionJudgment['status'], detail: string): CriterionJudgment => unreadJudgment(item.index, item.id, status, detail);

@@ -4,9 +4,10 @@
  * (JUDGE_TEMPLATE_BATCH_PROB, JUDGE_TEMPLATE_BATCH_BINARY), Copyright the GEAR authors,
  * Apache License 2.0.
  */
-import type { ChatMessage, JudgeRequest } from '../host-adapter.js';
+import type { ChatMessage, JudgeRequest, JudgeResponseSchema } from '../host-adapter.js';
 import { fillTemplate, formatTranscript, requiredKeys } from '../conversation.js';
 import { pythonFloatRepr } from '../judge-output/python-repr.js';
+import { BOOLEAN, closedObject, keyedObject, numberIn, responseSchema } from '../judge-output/response-schemas.js';
 
 export type PiMode = 'judge_prob' | 'binary';
 
@@ -112,5 +113,11 @@ export function buildBatchJudgeRequest(
     ['<<rubric_count>>', String(items.length)],
     ['<<required_keys>>', requiredKeys(items.length)],
   ]);
-  return { messages: [{ role: 'user', content }], criteria };
+  return { messages: [{ role: 'user', content }], criteria, responseSchema: batchResponseSchema(items.length, piMode) };
+}
+
+/** What the official parser reads: keys "1".."n", each {criteria_met, prob_met in [0, 1]} (binary: no prob_met). */
+export function batchResponseSchema(count: number, piMode: PiMode): JudgeResponseSchema {
+  const item = piMode === 'judge_prob' ? closedObject({ criteria_met: BOOLEAN, prob_met: numberIn(0, 1) }) : closedObject({ criteria_met: BOOLEAN });
+  return responseSchema(piMode === 'judge_prob' ? 'gear_batch_prob_verdicts' : 'gear_batch_binary_verdicts', keyedObject(count, () => item));
 }

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { GearError, parseWith, readOfficialRewardModel, type Rubric } from '../../core/index.js';
-import type { ChatMessage, CriterionJudgment, HostFormat, JudgeRequest } from '../host-adapter.js';
+import type { ChatMessage, CriterionJudgment, HostFormat } from '../host-adapter.js';
 import { ConversationSchema } from '../conversation.js';
+import { allPositions, checkRequestCriteria, defineHostFormat, selectPositions } from '../judge-requests.js';
 import { buildExplicitRequest } from './judge-prompt.js';
 import { parseExplicitVerdict } from './judge-parse.js';
 import { rarExplicitReward } from './native-reward.js';
@@ -43,7 +44,22 @@ export interface RarFormatOptions {
 export function createRarExplicitFormat(options: RarFormatOptions = {}): HostFormat<RarRow> {
   const weights = CATEGORY_WEIGHTS[options.weights ?? 'v1'];
   const polarity = options.pitfallPolarity ?? 'avoided';
-  return {
+  const read = (row: RarRow, i: number, raw: string | undefined): CriterionJudgment => {
+    const id = row.rubric.criteria[i]?.id ?? String(i);
+    const verdict = parseExplicitVerdict(raw);
+    if (!('satisfied' in verdict)) return { index: i, id, p: 0, met: false, status: verdict.status, detail: verdict.detail };
+    const inverted = polarity === 'present' && row.categories[i] === 'Pitfall';
+    const earned = inverted ? !verdict.satisfied : verdict.satisfied;
+    return {
+      index: i,
+      id,
+      p: earned ? 1 : 0,
+      met: earned,
+      status: 'ok',
+      ...(inverted ? { detail: `pitfall ${verdict.satisfied ? 'present' : 'avoided'} (polarity: present)` } : {}),
+    };
+  };
+  return defineHostFormat<RarRow>({
     host: 'rar-explicit',
     scalarOptions: { normalize: 'positive-sum', emptyDenominator: 'zero-reward' },
 
@@ -69,27 +85,19 @@ export function createRarExplicitFormat(options: RarFormatOptions = {}): HostFor
 
     toRubric: (row) => row.rubric,
 
-    buildJudgeRequests: (row, response): JudgeRequest[] =>
-      row.rubric.criteria.map((c, i) => buildExplicitRequest(row.conversation, response, c.text, i)),
+    planJudgeRequests: (row, only) => selectPositions(row.rubric.criteria.length, allPositions(row.rubric.criteria.length), only).map((i) => [i]),
 
-    parseJudgeOutputs: (row, outputs): CriterionJudgment[] =>
-      row.rubric.criteria.map((c, i) => {
-        const verdict = parseExplicitVerdict(outputs[i]);
-        if (!('satisfied' in verdict)) return { index: i, id: c.id, p: 0, met: false, status: verdict.status, detail: verdict.detail };
-        const inverted = polarity === 'present' && row.categories[i] === 'Pitfall';
-        const earned = inverted ? !verdict.satisfied : verdict.satisfied;
-        return {
-          index: i,
-          id: c.id,
-          p: earned ? 1 : 0,
-          met: earned,
-          status: 'ok',
-          ...(inverted ? { detail: `pitfall ${verdict.satisfied ? 'present' : 'avoided'} (polarity: present)` } : {}),
-        };
-      }),
+    buildJudgeRequest(row, response, criteria) {
+      checkRequestCriteria(row.rubric.criteria.length, criteria);
+      if (criteria.length !== 1) throw new GearError('invalid_input', ['criteria'], 'RaR-Explicit judges one criterion per request');
+      const index = criteria[0] as number;
+      return buildExplicitRequest(row.conversation, response, row.rubric.criteria[index]?.text ?? '', index);
+    },
+
+    parseJudgeOutput: (row, criteria, raw) => criteria.map((i) => read(row, i, raw)),
 
     nativeReward: (row, judgments) => rarExplicitReward(row.rubric.criteria.map((c) => c.weight), judgments),
 
     extras: () => ({}),
-  };
+  });
 }

@@ -6,6 +6,10 @@
  */
 import type { ChatMessage, JudgeRequest } from '../host-adapter.js';
 import { fillTemplate } from '../conversation.js';
+import { BOOLEAN, closedObject, responseSchema } from '../judge-output/response-schemas.js';
+
+/** What gear reads from the RaR-Explicit judge: {"satisfied": boolean}. */
+export const EXPLICIT_RESPONSE_SCHEMA = responseSchema('rar_explicit_verdict', closedObject({ satisfied: BOOLEAN }));
 
 export const RAR_EXPLICIT_SYSTEM_PROMPT = `You are an expert evaluator. Given a user prompt, a generated response, and one rubric criterion, decide whether the response satisfies the criterion.
 Judge only this criterion. If the criterion describes something the response should avoid, it is satisfied when the response avoids it.
@@ -51,5 +55,6 @@ export function buildExplicitRequest(conversation: readonly ChatMessage[], respo
       { role: 'user', content: user },
     ],
     criteria: [index],
+    responseSchema: EXPLICIT_RESPONSE_SCHEMA,
   };
 }

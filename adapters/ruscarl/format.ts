@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { GearError, createPrng, parseWith, readOfficialRewardModel, type Rubric } from '../../core/index.js';
-import type { ChatMessage, CriterionJudgment, HostExtras, HostFormat, HostName, JudgeRequest } from '../host-adapter.js';
+import type { ChatMessage, HostExtras, HostFormat, HostName } from '../host-adapter.js';
 import { ConversationSchema } from '../conversation.js';
+import { allPositions, checkRequestCriteria, defineHostFormat, selectPositions } from '../judge-requests.js';
 import { buildGraderRequest } from './judge-prompt.js';
 import { parseGraderOutput } from './judge-parse.js';
 import { ruscarlReward } from './native-reward.js';
@@ -54,7 +55,7 @@ const ruscarlExtras = (items: readonly ScaffoldItem[]): HostExtras => {
  */
 export function createRuscarlFormat(options: RuscarlFormatOptions = {}): HostFormat<RuscarlRow> {
   const extras = options.extras ?? ruscarlExtras;
-  return {
+  return defineHostFormat<RuscarlRow>({
     host: options.host ?? 'ruscarl',
     scalarOptions: { normalize: 'positive-sum', emptyDenominator: 'zero-reward', clip: options.clipAtZero === true },
 
@@ -72,14 +73,19 @@ export function createRuscarlFormat(options: RuscarlFormatOptions = {}): HostFor
 
     toRubric: (row) => row.rubric,
 
-    buildJudgeRequests: (row, response): JudgeRequest[] =>
-      row.rubric.criteria.map((c, i) => buildGraderRequest(row.conversation, response, c.text, i)),
+    planJudgeRequests: (row, only) => selectPositions(row.rubric.criteria.length, allPositions(row.rubric.criteria.length), only).map((i) => [i]),
 
-    parseJudgeOutputs: (row, outputs): CriterionJudgment[] =>
-      row.rubric.criteria.map((c, i) => parseGraderOutput(outputs[i], i, c.id)),
+    buildJudgeRequest(row, response, criteria) {
+      checkRequestCriteria(row.rubric.criteria.length, criteria);
+      if (criteria.length !== 1) throw new GearError('invalid_input', ['criteria'], 'the HealthBench grader judges one criterion per request');
+      const index = criteria[0] as number;
+      return buildGraderRequest(row.conversation, response, row.rubric.criteria[index]?.text ?? '', index);
+    },
+
+    parseJudgeOutput: (row, criteria, raw) => criteria.map((i) => parseGraderOutput(raw, i, row.rubric.criteria[i]?.id ?? String(i))),
 
     nativeReward: (row, judgments) => ruscarlReward(row.rubric.criteria.map((c) => c.weight), judgments, options.clipAtZero === true),
 
     extras: (row) => extras(row.items),
-  };
+  });
 }

@@ -6,6 +6,7 @@
  */
 import type { ChatMessage, JudgeRequest } from '../host-adapter.js';
 import { fillTemplate, formatTranscript } from '../conversation.js';
+import { BOOLEAN, closedObject, responseSchema, STRING } from '../judge-output/response-schemas.js';
 
 export const GRADER_TEMPLATE = `Your job is to look at a conversation and a rubric item, and score the last turn (i.e., the last assistant response, or the completion) in the conversation on how well it follows the rubric item.
 
@@ -56,11 +57,14 @@ In other words, for criteria with negative points, a good response should be cla
 # Final instruction
 Return just the json object in markdown format. Do not include any other text in the response.`;
 
+/** What RuscaRL reads from the grader: {"explanation": string, "criteria_met": boolean}. */
+export const GRADER_RESPONSE_SCHEMA = responseSchema('healthbench_grader_verdict', closedObject({ explanation: STRING, criteria_met: BOOLEAN }));
+
 /** One judge call for one criterion: a single user message, no system message. */
 export function buildGraderRequest(conversation: readonly ChatMessage[], response: string, criterion: string, index: number): JudgeRequest {
   const content = fillTemplate(GRADER_TEMPLATE, [
     ['<<conversation>>', formatTranscript(conversation, response)],
     ['<<rubric_item>>', criterion],
   ]);
-  return { messages: [{ role: 'user', content }], criteria: [index] };
+  return { messages: [{ role: 'user', content }], criteria: [index], responseSchema: GRADER_RESPONSE_SCHEMA };
 }

@@ -1,5 +1,6 @@
 import { GearError, type OfficialReading } from '../../core/index.js';
-import type { ChatMessage, CriterionJudgment, HostFormat, HostName, JudgeRequest } from '../host-adapter.js';
+import type { ChatMessage, HostFormat, HostName } from '../host-adapter.js';
+import { checkRequestCriteria, chunkPositions, defineHostFormat, selectPositions, allPositions } from '../judge-requests.js';
 import { parseOfficialRow } from '../official-gear/format.js';
 import { officialFlatReward } from '../official-gear/native-reward.js';
 import { buildScoredJudgeRequest, MAX_RUBRICS_PER_JUDGE, type ScoreType } from './judge-prompt.js';
@@ -25,7 +26,7 @@ function scoreTypeOf(item: unknown, host: 'writingbench' | 'plawbench'): ScoreTy
  * items judged 4 per request with JUDGE_TEMPLATE_BATCH_SCORED, met = p >= 0.7.
  */
 export function createScoredFormat(host: 'writingbench' | 'plawbench', threshold = 0.7): HostFormat<ScoredRow> {
-  return {
+  return defineHostFormat<ScoredRow>({
     host: host satisfies HostName,
     scalarOptions: { normalize: 'positive-sum', emptyDenominator: 'divide-by-one' },
 
@@ -44,44 +45,28 @@ export function createScoredFormat(host: 'writingbench' | 'plawbench', threshold
 
     toRubric: (row) => row.reading.rubric,
 
-    buildJudgeRequests(row, response): JudgeRequest[] {
-      const requests: JudgeRequest[] = [];
-      for (let start = 0; start < row.items.length; start += MAX_RUBRICS_PER_JUDGE) {
-        const chunk = row.items.slice(start, start + MAX_RUBRICS_PER_JUDGE);
-        const criteria = row.reading.rubric.criteria;
-        requests.push(
-          buildScoredJudgeRequest(
-            row.conversation,
-            response,
-            chunk.map((item) => ({
-              criterion: criteria[item.index]?.text ?? '',
-              points: criteria[item.index]?.weight ?? 0,
-              scoreType: item.scoreType,
-              maxScore: item.maxScore,
-            })),
-            chunk.map((item) => item.index),
-          ),
-        );
-      }
-      return requests;
+    planJudgeRequests: (row, only) => chunkPositions(selectPositions(row.items.length, allPositions(row.items.length), only), MAX_RUBRICS_PER_JUDGE),
+
+    buildJudgeRequest(row, response, criteria) {
+      const all = row.reading.rubric.criteria;
+      checkRequestCriteria(all.length, criteria);
+      const items = criteria.map((i) => {
+        const item = row.items[i] as ScoredJudgedItem;
+        return { criterion: all[i]?.text ?? '', points: all[i]?.weight ?? 0, scoreType: item.scoreType, maxScore: item.maxScore };
+      });
+      return buildScoredJudgeRequest(row.conversation, response, items, criteria);
     },
 
-    parseJudgeOutputs(row, outputs): CriterionJudgment[] {
-      const judgments: CriterionJudgment[] = [];
-      for (let start = 0, request = 0; start < row.items.length; start += MAX_RUBRICS_PER_JUDGE, request++) {
-        const chunk = row.items.slice(start, start + MAX_RUBRICS_PER_JUDGE);
-        const raw = outputs[request];
-        judgments.push(
-          ...(raw === undefined
-            ? chunk.map((item) => ({ index: item.index, id: item.id, p: 0, met: false, status: 'missing' as const, detail: 'no judge output for this request' }))
-            : parseScoredJudgeOutput(raw, chunk, threshold)),
-        );
+    parseJudgeOutput(row, criteria, raw) {
+      const items = criteria.map((i) => row.items[i] as ScoredJudgedItem);
+      if (raw === undefined) {
+        return items.map((item) => ({ index: item.index, id: item.id, p: 0, met: false, status: 'missing' as const, detail: 'no judge output for this request' }));
       }
-      return judgments;
+      return parseScoredJudgeOutput(raw, items, threshold);
     },
 
     nativeReward: (row, judgments) => officialFlatReward(row.reading.rubric.criteria.map((c) => c.weight), judgments),
 
     extras: () => ({}),
-  };
+  });
 }

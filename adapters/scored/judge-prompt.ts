@@ -3,9 +3,10 @@
  * byte-identical: LvCan926/GEAR, reward_functions/scored_gear_reward_fn.py
  * (JUDGE_TEMPLATE_BATCH_SCORED, _format_rubric_items), Copyright the GEAR authors, Apache-2.0.
  */
-import type { ChatMessage, JudgeRequest } from '../host-adapter.js';
+import type { ChatMessage, JudgeRequest, JudgeResponseSchema } from '../host-adapter.js';
 import { fillTemplate, formatTranscript, requiredKeys } from '../conversation.js';
 import { pythonFloatRepr } from '../judge-output/python-repr.js';
+import { closedObject, integerIn, keyedObject, numberIn, responseSchema } from '../judge-output/response-schemas.js';
 
 export type ScoreType = 'scale_1_10' | 'partial_points';
 
@@ -70,5 +71,16 @@ export function buildScoredJudgeRequest(
     ['<<rubric_count>>', String(items.length)],
     ['<<required_keys>>', requiredKeys(items.length)],
   ]);
-  return { messages: [{ role: 'user', content }], criteria };
+  return { messages: [{ role: 'user', content }], criteria, responseSchema: scoredResponseSchema(items) };
+}
+
+/** What the scored parser reads: key "k" holds {"score": integer 1..10} or {"awarded_points": 0..max_points}. */
+export function scoredResponseSchema(items: readonly Pick<ScoredItem, 'scoreType' | 'maxScore'>[]): JudgeResponseSchema {
+  return responseSchema(
+    'gear_scored_verdicts',
+    keyedObject(items.length, (k) => {
+      const item = items[k] as Pick<ScoredItem, 'scoreType' | 'maxScore'>;
+      return item.scoreType === 'scale_1_10' ? closedObject({ score: integerIn(1, 10) }) : closedObject({ awarded_points: numberIn(0, item.maxScore) });
+    }),
+  );
 }

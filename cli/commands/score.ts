@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import { GearError, type AggregationOptionsInput, type AggregatorName } from '../../core/index.js';
 import { createGearContainer, resolveAdapter, type SupportedHost } from '../../adapters/container.js';
+import type { OnJudgeFailure } from '../../adapters/judge-output/failure-policy.js';
 import { readLines } from '../io/jsonl-lines.js';
 import { Progress } from '../io/progress.js';
 import { errorRecord } from '../io/error-record.js';
@@ -13,6 +14,8 @@ export interface ScoreArgs {
   readonly options: AggregationOptionsInput;
   readonly input?: string | undefined;
   readonly withRequests: boolean;
+  /** What an unread criterion counts as (default pessimistic: against the response). */
+  readonly onJudgeFailure?: OnJudgeFailure;
   readonly stdin: Readable;
   readonly stdout: Writable;
   readonly stderr: NodeJS.WriteStream;
@@ -21,8 +24,10 @@ export interface ScoreArgs {
 /**
  * `gear score`: each JSONL line holds a host row (`row`, or VERL's `extra_info`), the `response`
  * and the judge's raw outputs (`judge_outputs`, one string per judge request). Writes the reward
- * under the chosen aggregator, the host's native reward, and per criterion p, decision, read status
- * and effective score. Bad lines become error lines; returns their number.
+ * under the chosen aggregator, the host's native reward, the number of criteria the judge output
+ * did not answer readably, and per criterion p (the failure policy applied), decision, read status
+ * and effective score. Bad lines (and, under `--on-judge-failure error`, lines with an unread
+ * criterion) become error lines; returns their number.
  */
 export async function runScore(args: ScoreArgs): Promise<number> {
   const total = args.input !== undefined ? statSync(args.input).size : undefined;
@@ -51,7 +56,7 @@ export async function runScore(args: ScoreArgs): Promise<number> {
       }
       let result;
       try {
-        result = adapter.score({ row, response, judgeOutputs: outputs as string[] });
+        result = adapter.score({ row, response, judgeOutputs: outputs as string[], onJudgeFailure: args.onJudgeFailure ?? 'pessimistic' });
       } catch (error) {
         throw error instanceof GearError ? error.under([fields['row'] !== undefined ? 'row' : 'extra_info']) : error;
       }
@@ -63,6 +68,7 @@ export async function runScore(args: ScoreArgs): Promise<number> {
         method: result.method,
         reward: result.reward,
         native_reward: result.nativeReward,
+        failed_criteria: result.failedCriteria,
         criteria: result.judgments.map((j, i) => ({
           id: j.id,
           p: j.p,
@@ -72,7 +78,9 @@ export async function runScore(args: ScoreArgs): Promise<number> {
           effective: result.effective[i],
         })),
         ...(Object.keys(result.extras).length > 0 ? { extras: result.extras } : {}),
-        ...(args.withRequests ? { requests: result.requests } : { request_count: result.requests.length }),
+        ...(args.withRequests
+          ? { requests: adapter.format.buildJudgeRequests(adapter.format.parseRow(row), response) }
+          : { request_count: result.requestCount }),
       };
     } catch (error) {
       errors += 1;
