@@ -1,0 +1,87 @@
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+
+/**
+ * Why one HTTP attempt failed, and what that means:
+ * - connection, timeout, server-error (5xx), request-timeout (408), bad-response (unreadable or
+ *   empty reply): retried, and a failure for the endpoint's circuit breaker;
+ * - rate-limited (429): retried; not a breaker failure, but the endpoint rests until Retry-After;
+ * - client-error (other 4xx): not retried;
+ * - aborted: we cancelled it (the call ended, or a hedge won).
+ */
+export type FailureKind =
+  | 'connection'
+  | 'timeout'
+  | 'server-error'
+  | 'request-timeout'
+  | 'rate-limited'
+  | 'bad-response'
+  | 'client-error'
+  | 'aborted';
+
+export interface AttemptFailure {
+  readonly kind: FailureKind;
+  readonly status?: number;
+  /** From Retry-After / retry-after-ms on a 429 (or 503). */
+  readonly retryAfterMs?: number;
+  readonly message: string;
+}
+
+/** A 2xx reply that is not a usable chat completion (garbage body, no choices, empty content). */
+export class MalformedReplyError extends Error {
+  override readonly name = 'MalformedReplyError';
+}
+
+export function countsAgainstBreaker(kind: FailureKind): boolean {
+  return kind === 'connection' || kind === 'timeout' || kind === 'server-error' || kind === 'request-timeout' || kind === 'bad-response';
+}
+
+export function isRetryable(kind: FailureKind): boolean {
+  return kind !== 'client-error' && kind !== 'aborted';
+}
+
+export function classifyFailure(error: unknown, nowMs: number): AttemptFailure {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof APIUserAbortError) return { kind: 'aborted', message };
+  if (error instanceof APIConnectionTimeoutError) return { kind: 'timeout', message };
+  if (error instanceof APIConnectionError) return { kind: 'connection', message };
+  if (error instanceof APIError && typeof error.status === 'number') {
+    const status = error.status;
+    const retryAfterMs = parseRetryAfterMs(error.headers, nowMs);
+    const extra = retryAfterMs === undefined ? {} : { retryAfterMs };
+    if (status === 429) return { kind: 'rate-limited', status, message, ...extra };
+    if (status === 408) return { kind: 'request-timeout', status, message };
+    if (status >= 500) return { kind: 'server-error', status, message, ...extra };
+    return { kind: 'client-error', status, message };
+  }
+  if (error instanceof MalformedReplyError || error instanceof SyntaxError) return { kind: 'bad-response', message };
+  if (error instanceof APIError) return { kind: 'connection', message };
+  return { kind: 'bad-response', message };
+}
+
+/**
+ * Retry-After as the OpenAI SDKs read it: `retry-after-ms` (milliseconds), else `retry-after` as
+ * seconds or an HTTP date. Undefined when absent or unreadable.
+ */
+export function parseRetryAfterMs(headers: Headers | undefined, nowMs: number): number | undefined {
+  if (headers === undefined) return undefined;
+  const ms = headers.get('retry-after-ms');
+  if (ms !== null && ms.trim() !== '' && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Number(ms);
+  const value = headers.get('retry-after');
+  if (value === null || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+}
+
+export interface BackoffConfig {
+  readonly baseMs: number;
+  readonly capMs: number;
+  readonly jitter: 'full' | 'none';
+}
+
+/** Exponential backoff before retry number `retry` (1-based), with AWS-style full jitter. */
+export function backoffMs(retry: number, config: BackoffConfig, random: () => number = Math.random): number {
+  const ceiling = Math.min(config.capMs, config.baseMs * 2 ** Math.max(0, retry - 1));
+  return config.jitter === 'full' ? random() * ceiling : ceiling;
+}

@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { GearError, parseWith } from '../../core/index.js';
+
+/**
+ * An OpenAI-compatible base URL. `http://host:8000` and `http://host:8000/v1` mean the same server
+ * (vLLM, SGLang and llama.cpp serve under /v1); any other path (a hosted API's own prefix) is kept.
+ */
+const BaseUrlSchema = z
+  .string()
+  .trim()
+  .refine((s) => URL.canParse(s) && ['http:', 'https:'].includes(new URL(s).protocol), 'must be an http(s) URL')
+  .transform(normaliseBaseUrl);
+
+function normaliseBaseUrl(raw: string): string {
+  const url = new URL(raw);
+  url.search = '';
+  url.hash = '';
+  const path = url.pathname.replace(/\/+$/, '');
+  url.pathname = path === '' ? '/v1' : path;
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** Where vLLM (and SGLang with --enable-metrics) publish Prometheus metrics: the base without /v1. */
+export function metricsUrlOf(baseUrl: string): string {
+  return `${baseUrl.replace(/\/v1$/, '')}/metrics`;
+}
+
+export const EndpointConfigSchema = z.strictObject({
+  url: BaseUrlSchema,
+  model: z.string().min(1).default('default'),
+  apiKey: z.string().default('EMPTY'),
+  /** Requests this process keeps outstanding on the endpoint (vLLM's --max-num-seqs is a good value). */
+  maxConcurrent: z.int().min(1).default(32),
+  /** Requests per minute (hosted APIs). */
+  rpm: z.number().positive().optional(),
+  /** Tokens (prompt + completion) per minute (hosted APIs). */
+  tpm: z.number().positive().optional(),
+  /** Add the server's vllm:num_requests_running + waiting from GET {base without /v1}/metrics to its load. */
+  metrics: z.boolean().default(false),
+});
+export type EndpointConfig = z.output<typeof EndpointConfigSchema>;
+export type EndpointConfigInput = z.input<typeof EndpointConfigSchema>;
+
+export const TransportConfigSchema = z.strictObject({
+  endpoints: z.array(EndpointConfigSchema).min(1),
+  /** One HTTP attempt. */
+  requestTimeoutMs: z.int().positive().default(300_000),
+  /** One complete() call, retries and hedges included. */
+  deadlineMs: z.int().positive().default(900_000),
+  /** HTTP attempts per call, hedges included. */
+  maxAttempts: z.int().min(1).default(5),
+  backoff: z
+    .strictObject({
+      baseMs: z.number().nonnegative().default(500),
+      capMs: z.number().nonnegative().default(8000),
+      jitter: z.enum(['full', 'none']).default('full'),
+    })
+    .prefault({}),
+  /** Envoy outlier detection: consecutive failures eject for baseEjectionMs x ejections so far. */
+  breaker: z
+    .strictObject({
+      consecutiveFailures: z.int().min(1).default(3),
+      baseEjectionMs: z.number().positive().default(5000),
+      maxEjectionMs: z.number().positive().default(60_000),
+    })
+    .prefault({}),
+  /** A second copy of a request that runs past max(minDelayMs, latencyMultiplier x observed p95). */
+  hedge: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      minDelayMs: z.number().nonnegative().default(1000),
+      latencyMultiplier: z.number().positive().default(3),
+      maxHedgeFraction: z.number().min(0).max(1).default(0.1),
+    })
+    .prefault({}),
+  /** Charged to the tpm limit at admission, corrected by the reply's usage. */
+  estimatedTokensPerRequest: z.int().positive().default(2000),
+});
+export type TransportConfig = z.output<typeof TransportConfigSchema>;
+export type TransportConfigInput = z.input<typeof TransportConfigSchema>;
+
+/** @throws GearError `invalid_input` naming the field. */
+export function parseTransportConfig(input: unknown): TransportConfig {
+  return parseWith(TransportConfigSchema, input);
+}
+
+/** Parses 'URL[,URL...]' plus shared model/key/maxConcurrent into endpoint configs. */
+export function endpointsFromUrls(
+  urls: string,
+  shared: { model?: string; apiKey?: string; maxConcurrent?: number },
+): EndpointConfig[] {
+  const list = urls
+    .split(',')
+    .map((u) => u.trim())
+    .filter((u) => u !== '');
+  if (list.length === 0) throw new GearError('invalid_input', ['urls'], 'no endpoint URL given');
+  return list.map((url, i) =>
+    parseWith(EndpointConfigSchema, { url, ...definedOnly(shared) }, ['endpoints', i]),
+  );
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,190 @@
+import OpenAI from 'openai';
+import { countsAgainstBreaker, type AttemptFailure } from './attempt-failure.js';
+import {
+  INITIAL_BREAKER,
+  breakerAdmits,
+  breakerDispatch,
+  breakerFailure,
+  breakerInconclusive,
+  breakerSuccess,
+  breakerView,
+  type BreakerConfig,
+  type BreakerState,
+} from './circuit-breaker.js';
+import { metricsUrlOf, type EndpointConfig } from './endpoint-config.js';
+import { LatencyWindow } from './latency-window.js';
+import { EndpointRateLimits } from './rate-limits.js';
+import { probeServerLoad } from './server-load-probe.js';
+import type { EndpointInfo, TransportEvent } from './transport-info.js';
+
+/** The metrics page is read at most this often, by one probe at a time (as the official sampler's interval). */
+const LOAD_REFRESH_MS = 2000;
+const LOAD_PROBE_TIMEOUT_MS = 5000;
+
+export type AttemptResult =
+  | { readonly kind: 'success'; readonly latencyMs: number }
+  | { readonly kind: 'failure'; readonly failure: AttemptFailure }
+  /** Cancelled by us before a verdict (the call ended elsewhere). */
+  | { readonly kind: 'inconclusive' };
+
+export interface EndpointDeps {
+  readonly now: () => number;
+  readonly breaker: BreakerConfig;
+  readonly estimatedTokensPerRequest: number;
+  readonly requestTimeoutMs: number;
+  readonly emit: (event: TransportEvent) => void;
+  /** Something routing depends on changed (load figure, health). */
+  readonly changed: () => void;
+}
+
+/** One endpoint's client and live state: breaker, in-flight count, latencies, load, limits. */
+export class JudgeEndpoint {
+  readonly url: string;
+  readonly client: OpenAI;
+  readonly limits: EndpointRateLimits;
+  readonly latency = new LatencyWindow(128);
+  inFlight = 0;
+  served = 0;
+  failures = 0;
+  /** Dispatch order of the last request sent here (ties go to the least recently used). */
+  lastUsed = 0;
+  rateLimitedUntil = 0;
+  private breaker: BreakerState = INITIAL_BREAKER;
+  private serverLoad: { running: number; waiting: number; at: number } | undefined;
+  private loadProbe: AbortController | undefined;
+  private lastLoadProbeAt = -Infinity;
+  private closed = false;
+
+  constructor(
+    readonly config: EndpointConfig,
+    private readonly deps: EndpointDeps,
+  ) {
+    this.url = config.url;
+    this.client = new OpenAI({ baseURL: config.url, apiKey: config.apiKey, maxRetries: 0, timeout: deps.requestTimeoutMs });
+    this.limits = new EndpointRateLimits(config, deps.estimatedTokensPerRequest);
+  }
+
+  /** Not ejected, no probe out, no Retry-After pending: a request could go here (capacity aside). */
+  acceptsTraffic(now: number): boolean {
+    return breakerAdmits(this.breaker, now) && now >= this.rateLimitedUntil;
+  }
+
+  hasCapacity(): boolean {
+    return this.inFlight < this.config.maxConcurrent;
+  }
+
+  /** Outstanding requests: ours plus, when probed, the server's running + waiting. */
+  load(): number {
+    return this.inFlight + (this.serverLoad === undefined ? 0 : this.serverLoad.running + this.serverLoad.waiting);
+  }
+
+  /** When this endpoint's availability next changes by time alone (ejection or Retry-After ending). */
+  wakeAt(now: number): number | undefined {
+    const times: number[] = [];
+    if (this.breaker.state === 'ejected' && this.breaker.until > now) times.push(this.breaker.until);
+    if (this.rateLimitedUntil > now) times.push(this.rateLimitedUntil);
+    return times.length === 0 ? undefined : Math.min(...times);
+  }
+
+  /** Takes a slot; returns whether this request is the breaker's half-open probe. */
+  dispatch(now: number, order: number): boolean {
+    const step = breakerDispatch(this.breaker, now);
+    if (step === undefined) throw new Error(`dispatch to ${this.url} while it admits no traffic`);
+    this.breaker = step.state;
+    this.inFlight++;
+    this.lastUsed = order;
+    return step.probe;
+  }
+
+  /** Gives the slot back and feeds the result to the breaker. */
+  finish(probe: boolean, result: AttemptResult): void {
+    this.inFlight--;
+    const now = this.deps.now();
+    if (result.kind === 'success') {
+      this.served++;
+      this.latency.add(result.latencyMs);
+      const before = this.breaker;
+      const after = breakerSuccess(before, probe);
+      this.breaker = after;
+      if (before.state !== 'healthy' && after.state === 'healthy') this.deps.emit({ type: 'restored', endpoint: this.url });
+    } else if (result.kind === 'inconclusive') {
+      this.breaker = breakerInconclusive(this.breaker, probe);
+    } else {
+      const { failure } = result;
+      if (failure.kind === 'rate-limited') {
+        this.rateLimitedUntil = Math.max(this.rateLimitedUntil, now + (failure.retryAfterMs ?? 0));
+        this.deps.emit({ type: 'rate-limited', endpoint: this.url, until: this.rateLimitedUntil });
+        this.breaker = breakerInconclusive(this.breaker, probe);
+      } else if (countsAgainstBreaker(failure.kind)) {
+        this.failed(probe, now);
+      } else {
+        // A 4xx the caller caused says the server is up.
+        this.breaker = failure.kind === 'client-error' ? breakerSuccess(this.breaker, probe) : breakerInconclusive(this.breaker, probe);
+      }
+    }
+  }
+
+  private failed(probe: boolean, now: number): void {
+    this.failures++;
+    const before = this.breaker;
+    this.breaker = breakerFailure(this.breaker, probe, now, this.deps.breaker);
+    if (this.breaker.state === 'ejected' && before.state !== 'ejected') {
+      this.serverLoad = undefined;
+      this.deps.emit({ type: 'ejected', endpoint: this.url, until: this.breaker.until, ejections: this.breaker.ejections });
+    }
+  }
+
+  /**
+   * Starts a metrics probe when load figures are on, the endpoint is healthy, none is out and the
+   * last is 2 s old. A probe that gets no answer (or a 5xx) is a breaker failure, not load 0.
+   */
+  refreshLoad(): void {
+    const now = this.deps.now();
+    if (!this.config.metrics || this.closed || this.loadProbe !== undefined) return;
+    if (this.breaker.state !== 'healthy' || now - this.lastLoadProbeAt < LOAD_REFRESH_MS) return;
+    this.lastLoadProbeAt = now;
+    const controller = new AbortController();
+    this.loadProbe = controller;
+    const timeout = Math.min(LOAD_PROBE_TIMEOUT_MS, this.deps.requestTimeoutMs);
+    void probeServerLoad(metricsUrlOf(this.url), timeout, controller.signal).then((result) => {
+      this.loadProbe = undefined;
+      if (this.closed) return;
+      const at = this.deps.now();
+      // The probe's time is when it ended: a slow probe waits its full interval before the next.
+      this.lastLoadProbeAt = at;
+      if (result.ok) {
+        this.serverLoad = result.load === undefined ? undefined : { ...result.load, at };
+      } else {
+        this.deps.emit({ type: 'load-probe-failed', endpoint: this.url, down: result.down, message: result.message });
+        if (result.down) this.failed(false, at);
+      }
+      this.deps.changed();
+    });
+  }
+
+  info(now: number): EndpointInfo {
+    const p50 = this.latency.quantile(0.5);
+    const p95 = this.latency.quantile(0.95);
+    return {
+      url: this.url,
+      model: this.config.model,
+      state: breakerView(this.breaker, now),
+      inFlight: this.inFlight,
+      maxConcurrent: this.config.maxConcurrent,
+      served: this.served,
+      failures: this.failures,
+      ejections: this.breaker.ejections,
+      ejectedUntil: this.breaker.state === 'ejected' && this.breaker.until > now ? this.breaker.until : null,
+      rateLimitedUntil: this.rateLimitedUntil > now ? this.rateLimitedUntil : null,
+      latencyP50Ms: p50 ?? null,
+      latencyP95Ms: p95 ?? null,
+      serverLoad: this.serverLoad ?? null,
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.loadProbe?.abort();
+    await this.limits.stop();
+  }
+}

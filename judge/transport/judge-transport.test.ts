@@ -1,0 +1,331 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { OFFICIAL_DECODING, type ChatAnswer, type ChatCall } from './chat-call.js';
+import type { TransportConfigInput } from './endpoint-config.js';
+import { JudgeTransport } from './judge-transport.js';
+import { JudgeTransportError } from './transport-error.js';
+import type { TransportEvent } from './transport-info.js';
+import { deadPortUrl, startFaultServer, type FaultBehaviour, type FaultServer } from './testing/fault-server.js';
+
+const servers: FaultServer[] = [];
+const transports: JudgeTransport[] = [];
+
+afterEach(async () => {
+  await Promise.all(transports.splice(0).map((t) => t.close()));
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function server(behaviour: Partial<FaultBehaviour> = {}): Promise<FaultServer> {
+  const s = await startFaultServer(behaviour);
+  servers.push(s);
+  return s;
+}
+
+/** Small delays so the suite stays fast; breaker and hedge knobs scaled to match. */
+function transport(urls: string[], overrides: Partial<TransportConfigInput> = {}, events?: TransportEvent[]): JudgeTransport {
+  const t = new JudgeTransport(
+    {
+      endpoints: urls.map((url) => ({ url, maxConcurrent: 4 })),
+      requestTimeoutMs: 20_000,
+      deadlineMs: 40_000,
+      backoff: { baseMs: 20, capMs: 100 },
+      breaker: { consecutiveFailures: 3, baseEjectionMs: 300, maxEjectionMs: 1200 },
+      hedge: { minDelayMs: 150, maxHedgeFraction: 1 },
+      ...overrides,
+    },
+    events === undefined ? {} : { log: (e) => events.push(e) },
+  );
+  transports.push(t);
+  return t;
+}
+
+const call = (text = 'judge this'): ChatCall => ({ messages: [{ role: 'user', content: text }], decoding: OFFICIAL_DECODING });
+
+const runAll = (t: JudgeTransport, n: number): Promise<ChatAnswer[]> => Promise.all(Array.from({ length: n }, (_, i) => t.complete(call(`call ${i}`))));
+
+async function failureOf(promise: Promise<unknown>): Promise<JudgeTransportError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof JudgeTransportError) return error;
+    throw error;
+  }
+  throw new Error('expected a JudgeTransportError');
+}
+
+describe('JudgeTransport on a healthy endpoint', () => {
+  it('sends the decoding and reads content, usage and finish reason', async () => {
+    const s = await server({ content: '{"1": {"criteria_met": true}}' });
+    const t = transport([s.url]);
+    const answer = await t.complete({
+      messages: [{ role: 'user', content: 'grade' }],
+      decoding: { ...OFFICIAL_DECODING, seed: 7, extra: { cache_prompt: false } },
+      responseFormat: { name: 'grades', schema: { type: 'object' } },
+    });
+    expect(answer.content).toBe('{"1": {"criteria_met": true}}');
+    expect(answer.finishReason).toBe('stop');
+    expect(answer.endpoint).toBe(s.url);
+    expect(answer.attempts).toBe(1);
+    expect(answer.retries).toBe(0);
+    expect(answer.hedged).toBe(false);
+    expect(answer.completionTokens).toBe(3);
+    expect(answer.promptTokens).toBeGreaterThan(0);
+    const body = s.stats.requests[0]?.body;
+    expect(body).toMatchObject({
+      model: 'default',
+      messages: [{ role: 'user', content: 'grade' }],
+      temperature: 0,
+      top_p: 0.8,
+      top_k: 20,
+      max_tokens: 1024,
+      seed: 7,
+      cache_prompt: false,
+      chat_template_kwargs: { enable_thinking: false },
+      response_format: { type: 'json_schema', json_schema: { name: 'grades', schema: { type: 'object' }, strict: true } },
+    });
+    expect(body).not.toHaveProperty('logprobs');
+  });
+
+  it('asks for and returns token logprobs', async () => {
+    const s = await server({ content: 'true' });
+    const t = transport([s.url]);
+    const answer = await t.complete({ ...call(), logprobs: { top: 3 } });
+    expect(s.stats.requests[0]?.body).toMatchObject({ logprobs: true, top_logprobs: 3 });
+    expect(answer.logprobs).toEqual([
+      { token: 'true', logprob: -0.1, top: [{ token: 'true', logprob: -0.1 }, { token: 'alt0', logprob: -3 }, { token: 'alt1', logprob: -4 }] },
+    ]);
+  });
+
+  it('keeps at most maxConcurrent requests outstanding per endpoint and queues the rest', async () => {
+    const s = await server({ latencyMs: 30 });
+    const t = transport([s.url], { endpoints: [{ url: s.url, maxConcurrent: 2 }] });
+    const answers = await runAll(t, 12);
+    expect(answers).toHaveLength(12);
+    expect(s.stats.maxRunning).toBe(2);
+    expect(t.info().endpoints[0]).toMatchObject({ inFlight: 0, served: 12, state: 'healthy' });
+  });
+
+  it('spreads calls over endpoints by fewest outstanding requests', async () => {
+    const a = await server({ latencyMs: 40 });
+    const b = await server({ latencyMs: 40 });
+    const t = transport([a.url, b.url]);
+    await runAll(t, 16);
+    expect(a.stats.requests.length).toBe(8);
+    expect(b.stats.requests.length).toBe(8);
+  });
+});
+
+describe('JudgeTransport under faults: every call completes', () => {
+  const faults: [string, Partial<FaultBehaviour> | 'refused'][] = [
+    ['refuses connections (dead port)', 'refused'],
+    ['hangs', { mode: 'hang' }],
+    ['is 3x slower', { latencyMs: 90 }],
+    ['answers 500', { mode: 'status', status: 500 }],
+    ['answers 429 with Retry-After', { mode: 'status', status: 429, retryAfter: '1' }],
+    ['answers garbage bodies', { mode: 'garbage' }],
+    ['answers empty content', { mode: 'empty' }],
+    ['drops connections', { mode: 'reset' }],
+  ];
+  for (const [label, fault] of faults) {
+    it(`when one endpoint ${label}`, async () => {
+      const good = await server({ latencyMs: 30 });
+      const badUrl = fault === 'refused' ? await deadPortUrl() : (await server(fault)).url;
+      const t = transport([badUrl, good.url]);
+      const answers = await runAll(t, 40);
+      expect(answers.map((a) => a.content)).toEqual(Array(40).fill('ok'));
+      const slowServes = fault !== 'refused' && fault.latencyMs !== undefined && fault.mode === undefined;
+      if (!slowServes) expect(answers.every((a) => a.endpoint === good.url)).toBe(true);
+      else expect(answers.filter((a) => a.endpoint === badUrl).length).toBeGreaterThan(0);
+      expect(good.stats.answered).toBe(answers.filter((a) => a.endpoint === good.url).length + t.info().totals.hedges - t.info().totals.hedgeWins);
+    });
+  }
+});
+
+describe('circuit breaker', () => {
+  it('sends a dead endpoint only consecutiveFailures requests plus one probe per ejection', async () => {
+    const dead = await server({ mode: 'reset' });
+    const good = await server({ latencyMs: 20 });
+    const events: TransportEvent[] = [];
+    const t = transport([dead.url, good.url], { endpoints: [{ url: dead.url, maxConcurrent: 1 }, { url: good.url, maxConcurrent: 4 }] }, events);
+    // About 2 s of traffic: several ejections (300, 600, 900 ms) and their half-open probes.
+    await runAll(t, 200);
+    const info = t.info().endpoints[0];
+    const ejections = events.filter((e) => e.type === 'ejected').length;
+    expect(info?.ejections).toBe(ejections);
+    expect(ejections).toBeGreaterThanOrEqual(2);
+    // 3 failures in a row open the breaker; after that only the half-open probes reach it.
+    expect(dead.stats.connections).toBe(3 + (ejections - 1));
+    expect(good.stats.answered).toBe(200);
+  });
+
+  it('waits for the earliest half-open probe when every endpoint is ejected', async () => {
+    const s = await server({ mode: 'status', status: 503 });
+    const events: TransportEvent[] = [];
+    const t = transport([s.url], {}, events);
+    const pending = t.complete(call());
+    // Once the third failure has ejected it, the server recovers; the probe must find that.
+    while (!events.some((e) => e.type === 'ejected')) await new Promise((r) => setTimeout(r, 10));
+    s.set({ mode: 'ok' });
+    const answer = await pending;
+    expect(answer.attempts).toBe(4);
+    expect(answer.retries).toBe(3);
+    expect(s.stats.requests.length).toBe(4);
+    expect(events.map((e) => e.type)).toEqual(['attempt-failed', 'attempt-failed', 'attempt-failed', 'ejected', 'restored']);
+    expect(t.info().endpoints[0]).toMatchObject({ state: 'healthy', ejections: 1, failures: 3 });
+  });
+});
+
+describe('retries', () => {
+  it('honours Retry-After: the next request to that endpoint comes no earlier', async () => {
+    const s = await server({ mode: 'status', status: 429, retryAfter: '1' });
+    const t = transport([s.url]);
+    const pending = t.complete(call());
+    while (s.stats.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    s.set({ mode: 'ok' });
+    const answer = await pending;
+    const [first, second] = s.stats.requests;
+    expect(answer.retries).toBe(1);
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(1000);
+    expect(t.info().endpoints[0]).toMatchObject({ ejections: 0, failures: 0 });
+    expect(t.info().totals.rateLimitWaitsMs).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('keeps traffic off a 429ing endpoint until each Retry-After (ms) passes, without ejecting it', async () => {
+    const limited = await server({ mode: 'status', status: 429, retryAfterMs: '300' });
+    const good = await server({ latencyMs: 20 });
+    // One request at a time there, so every request after the first is sent after a 429 came back.
+    const t = transport([limited.url, good.url], { endpoints: [{ url: limited.url, maxConcurrent: 1 }, { url: good.url, maxConcurrent: 4 }] });
+    await runAll(t, 100);
+    expect(limited.stats.requests.length).toBeGreaterThanOrEqual(2);
+    const times = limited.stats.requests.map((r) => r.at);
+    for (let i = 1; i < times.length; i++) expect((times[i] ?? 0) - (times[i - 1] ?? 0)).toBeGreaterThanOrEqual(300 - 2);
+    expect(t.info().endpoints[0]?.ejections).toBe(0);
+  });
+
+  it('does not retry a 4xx other than 408 and 429', async () => {
+    for (const status of [400, 401, 404, 422]) {
+      const s = await server({ mode: 'status', status });
+      const t = transport([s.url]);
+      const error = await failureOf(t.complete(call()));
+      expect(error).toMatchObject({ kind: 'client-error', status, attempts: 1, endpoint: s.url });
+      expect(s.stats.requests.length).toBe(1);
+    }
+  });
+
+  it('retries a 408, then gives up after maxAttempts with the last status', async () => {
+    const s = await server({ mode: 'status', status: 408 });
+    const t = transport([s.url], { maxAttempts: 2 });
+    const error = await failureOf(t.complete(call()));
+    expect(error).toMatchObject({ kind: 'exhausted', status: 408, attempts: 2 });
+    expect(s.stats.requests.length).toBe(2);
+  });
+
+  it("calls an endpoint that only answers garbage a 'bad-response'", async () => {
+    const s = await server({ mode: 'garbage' });
+    const t = transport([s.url], { maxAttempts: 2 });
+    const error = await failureOf(t.complete(call()));
+    expect(error).toMatchObject({ kind: 'bad-response', attempts: 2 });
+  });
+
+  it('honours the overall deadline', async () => {
+    const s = await server({ mode: 'hang' });
+    const t = transport([s.url], { deadlineMs: 300, hedge: { enabled: false } });
+    const error = await failureOf(t.complete(call()));
+    expect(error.kind).toBe('deadline');
+    expect(error.attempts).toBe(1);
+  });
+
+  it('times out an attempt and retries it', async () => {
+    const s = await server({ mode: 'hang' });
+    const t = transport([s.url], { requestTimeoutMs: 100, hedge: { enabled: false }, maxAttempts: 3 });
+    const pending = t.complete(call());
+    while (s.stats.requests.length < 2) await new Promise((r) => setTimeout(r, 5));
+    s.set({ mode: 'ok' });
+    const answer = await pending;
+    expect(answer.attempts).toBe(3);
+    expect(s.stats.requests.length).toBe(3);
+  });
+
+  it("stops on the caller's signal (kind 'aborted')", async () => {
+    const s = await server({ mode: 'hang' });
+    const t = transport([s.url]);
+    const controller = new AbortController();
+    const pending = t.complete({ ...call(), signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    expect((await failureOf(pending)).kind).toBe('aborted');
+    // The aborted HTTP request gives its slot back as soon as the SDK has cancelled it.
+    while (t.info().endpoints[0]?.inFlight !== 0) await new Promise((r) => setTimeout(r, 5));
+    expect(t.info().endpoints[0]).toMatchObject({ inFlight: 0, failures: 0, state: 'healthy' });
+  });
+});
+
+describe('hedging', () => {
+  it('a hedge on another endpoint wins against a hanging one', async () => {
+    const hang = await server({ mode: 'hang' });
+    const good = await server({ latencyMs: 10 });
+    const events: TransportEvent[] = [];
+    const t = transport([hang.url, good.url], { requestTimeoutMs: 60_000 }, events);
+    // Ties go to the first endpoint: the hanging one.
+    const answer = await t.complete(call());
+    expect(answer).toMatchObject({ endpoint: good.url, hedged: true, attempts: 2, retries: 0 });
+    expect(t.info().totals).toMatchObject({ requests: 1, hedges: 1, hedgeWins: 1 });
+    expect(events.find((e) => e.type === 'hedge')).toMatchObject({ from: hang.url, to: good.url });
+    expect(hang.stats.requests.length).toBe(1);
+  });
+
+  it('stays within maxHedgeFraction', async () => {
+    const hang = await server({ mode: 'hang' });
+    const good = await server({ latencyMs: 10 });
+    const t = transport([hang.url, good.url], { hedge: { minDelayMs: 50, maxHedgeFraction: 0.25 }, requestTimeoutMs: 400 });
+    await runAll(t, 8);
+    const { hedges, requests } = t.info().totals;
+    expect(requests).toBe(8);
+    expect(hedges).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('load figures and limits', () => {
+  it("reads the server's running + waiting from /metrics and routes around it", async () => {
+    const busy = await server({ latencyMs: 700, slots: 1 });
+    const idle = await server({ latencyMs: 10 });
+    // Another client's three requests: one running, two waiting on `busy`.
+    const others = [1, 2, 3].map(() => fetch(`${busy.url}/chat/completions`, { method: 'POST', body: '{}' }).then((r) => r.text()));
+    while (busy.stats.requests.length < 3) await new Promise((r) => setTimeout(r, 5));
+    const t = transport([busy.url, idle.url], { endpoints: [{ url: busy.url, metrics: true }, { url: idle.url, metrics: true }] });
+    await t.complete(call());
+    while (t.info().endpoints[0]?.serverLoad === null) await new Promise((r) => setTimeout(r, 5));
+    expect(t.info().endpoints[0]?.serverLoad).toMatchObject({ running: 1, waiting: 2 });
+    const answers = await runAll(t, 6);
+    expect(answers.every((a) => a.endpoint === idle.url)).toBe(true);
+    await Promise.all(others);
+  });
+
+  it('counts a metrics probe that gets no answer as a failure, not as load 0', async () => {
+    const hang = await server({ mode: 'hang' });
+    const good = await server({ latencyMs: 10 });
+    const events: TransportEvent[] = [];
+    const t = transport([hang.url, good.url], { endpoints: [{ url: hang.url, metrics: true }, { url: good.url }], requestTimeoutMs: 200 }, events);
+    await t.complete(call());
+    while (!events.some((e) => e.type === 'load-probe-failed')) await new Promise((r) => setTimeout(r, 10));
+    expect(events.find((e) => e.type === 'load-probe-failed')).toMatchObject({ endpoint: hang.url, down: true });
+    expect(t.info().endpoints[0]?.serverLoad).toBeNull();
+    expect(t.info().endpoints[0]?.failures).toBeGreaterThanOrEqual(1);
+  });
+
+  it('holds requests to rpm per endpoint', async () => {
+    const s = await server();
+    const t = transport([s.url], { endpoints: [{ url: s.url, rpm: 60 }] });
+    await runAll(t, 62);
+    const times = s.stats.requests.map((r) => r.at).sort((a, b) => a - b);
+    // The bucket holds a minute's 60 requests; the 62nd waits for 2 more to refill (1 per second).
+    expect((times[61] ?? 0) - (times[0] ?? 0)).toBeGreaterThanOrEqual(1500);
+    expect(t.info().totals.rateLimitWaitsMs).toBeGreaterThan(0);
+  });
+
+  it('charges tpm the estimate and gives back what the reply did not use', async () => {
+    const s = await server();
+    // Without the correction the third call would wait ~30 s for 2000 tokens to refill.
+    const t = transport([s.url], { endpoints: [{ url: s.url, tpm: 4000 }], estimatedTokensPerRequest: 2000 });
+    for (let i = 0; i < 6; i++) await t.complete(call());
+    expect(s.stats.answered).toBe(6);
+  }, 10_000);
+});

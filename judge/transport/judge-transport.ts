@@ -1,0 +1,345 @@
+import { backoffMs, classifyFailure, isRetryable, type AttemptFailure } from './attempt-failure.js';
+import type { ChatAnswer, ChatCall } from './chat-call.js';
+import { parseTransportConfig, type TransportConfig, type TransportConfigInput } from './endpoint-config.js';
+import { EndpointRouter, type Lease } from './endpoint-router.js';
+import { JudgeEndpoint } from './judge-endpoint.js';
+import { LatencyWindow } from './latency-window.js';
+import { chatCompletionBody, exchangeChat, type ExchangeReply } from './openai-exchange.js';
+import { JudgeTransportError, type JudgeTransportErrorKind } from './transport-error.js';
+import type { TransportEvent, TransportInfo } from './transport-info.js';
+
+export interface JudgeTransportOptions {
+  /** Clock for breaker, Retry-After and latency bookkeeping (timers stay real). */
+  now?: () => number;
+  log?: (event: TransportEvent) => void;
+  /** Jitter source for backoff. */
+  random?: () => number;
+}
+
+type AttemptRole = 'first' | 'retry' | 'hedge';
+
+interface RunningAttempt {
+  readonly lease: Lease;
+  readonly role: AttemptRole;
+  readonly sentAt: number;
+  readonly controller: AbortController;
+  hedgeTimer: NodeJS.Timeout | undefined;
+  /** A hedge was started because this attempt ran long; losing to it counts as a timeout. */
+  hedgedAgainst: boolean;
+  /** Aborted because another copy answered. */
+  lost: boolean;
+}
+
+/**
+ * Sends judge chat calls to one or more OpenAI-compatible endpoints: least-outstanding routing,
+ * a circuit breaker per endpoint, retries with jittered backoff on another endpoint, hedging of
+ * calls that run far past the observed latency, Retry-After, optional rpm/tpm limits, and an
+ * overall deadline per call. See README.md in this folder.
+ */
+export class JudgeTransport {
+  readonly config: TransportConfig;
+  private readonly endpoints: JudgeEndpoint[];
+  private readonly router: EndpointRouter;
+  private readonly latency = new LatencyWindow(256);
+  private readonly calls = new Set<CallRun>();
+  readonly now: () => number;
+  readonly random: () => number;
+  private readonly log: (event: TransportEvent) => void;
+  private closed = false;
+  private totals = { requests: 0, retries: 0, hedges: 0, hedgeWins: 0, rateLimitWaitsMs: 0 };
+
+  constructor(config: TransportConfigInput, options: JudgeTransportOptions = {}) {
+    this.config = parseTransportConfig(config);
+    this.now = options.now ?? Date.now;
+    this.random = options.random ?? Math.random;
+    this.log = options.log ?? (() => {});
+    const deps = {
+      now: this.now,
+      breaker: this.config.breaker,
+      estimatedTokensPerRequest: this.config.estimatedTokensPerRequest,
+      requestTimeoutMs: this.config.requestTimeoutMs,
+      emit: (event: TransportEvent) => this.log(event),
+      changed: () => this.router.pump(),
+    };
+    this.endpoints = this.config.endpoints.map((e) => new JudgeEndpoint(e, deps));
+    this.router = new EndpointRouter(this.endpoints, this.now);
+  }
+
+  /** @throws JudgeTransportError */
+  complete(call: ChatCall): Promise<ChatAnswer> {
+    if (this.closed) return Promise.reject(new JudgeTransportError('aborted', 'transport closed', { attempts: 0 }));
+    this.totals.requests++;
+    return new Promise<ChatAnswer>((resolve, reject) => {
+      const run = new CallRun(this, call, this.router, (outcome) => {
+        this.calls.delete(run);
+        if (outcome instanceof JudgeTransportError) reject(outcome);
+        else resolve(outcome);
+      });
+      this.calls.add(run);
+      run.start();
+    });
+  }
+
+  info(): TransportInfo {
+    const now = this.now();
+    return { endpoints: this.endpoints.map((e) => e.info(now)), totals: { ...this.totals } };
+  }
+
+  /** Aborts every call in progress (kind 'aborted') and stops the limiters and probes. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const run of [...this.calls]) run.fail('aborted', 'transport closed');
+    this.router.close();
+    await Promise.all(this.endpoints.map((e) => e.close()));
+  }
+
+  /** Run past this, an attempt gets a hedge: max(minDelayMs, multiplier x p95 over all endpoints). */
+  hedgeDelayMs(): number {
+    const p95 = this.latency.quantile(0.95) ?? 0;
+    return Math.max(this.config.hedge.minDelayMs, this.config.hedge.latencyMultiplier * p95);
+  }
+
+  /** Whether one more hedge stays within maxHedgeFraction of the calls (a probe's hedge always may). */
+  mayHedge(probe: boolean): boolean {
+    if (!this.config.hedge.enabled || this.endpoints.length < 2) return false;
+    return probe || this.totals.hedges + 1 <= this.config.hedge.maxHedgeFraction * this.totals.requests;
+  }
+
+  /** @internal bookkeeping for CallRun */
+  count(key: 'retries' | 'hedges' | 'hedgeWins', by = 1): void {
+    this.totals[key] += by;
+  }
+
+  /** @internal */
+  addRateLimitWait(ms: number): void {
+    this.totals.rateLimitWaitsMs += ms;
+  }
+
+  /** @internal */
+  recordLatency(ms: number): void {
+    this.latency.add(ms);
+  }
+
+  /** @internal */
+  emit(event: TransportEvent): void {
+    this.log(event);
+  }
+}
+
+/** One complete() call: its attempts, hedge, retries, deadline. */
+class CallRun {
+  private readonly startedAt: number;
+  private readonly deadline: number;
+  private readonly body: Record<string, unknown>;
+  private readonly running = new Set<RunningAttempt>();
+  private readonly tried = new Set<JudgeEndpoint>();
+  private attempts = 0;
+  private retries = 0;
+  private hedged = false;
+  private done = false;
+  private lastFailure: (AttemptFailure & { endpoint: string }) | undefined;
+  private withdraw: (() => void) | undefined;
+  private waitingRole: AttemptRole | undefined;
+  private deadlineTimer: NodeJS.Timeout | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly onCallerAbort = (): void => this.fail('aborted', 'aborted by the caller');
+
+  constructor(
+    private readonly transport: JudgeTransport,
+    private readonly call: ChatCall,
+    private readonly router: EndpointRouter,
+    private readonly settle: (outcome: ChatAnswer | JudgeTransportError) => void,
+  ) {
+    this.startedAt = transport.now();
+    this.deadline = this.startedAt + transport.config.deadlineMs;
+    // The model differs per endpoint: set at each attempt.
+    this.body = chatCompletionBody('', call);
+  }
+
+  start(): void {
+    if (this.call.signal?.aborted) {
+      this.fail('aborted', 'aborted by the caller');
+      return;
+    }
+    this.call.signal?.addEventListener('abort', this.onCallerAbort, { once: true });
+    this.deadlineTimer = setTimeout(() => this.fail('deadline', `deadline of ${this.transport.config.deadlineMs} ms passed`), this.transport.config.deadlineMs);
+    this.requestSlot('first');
+  }
+
+  private requestSlot(role: AttemptRole): void {
+    this.waitingRole = role;
+    const exclude = role === 'hedge' ? new Set([...this.running].map((a) => a.lease.endpoint)) : new Set<JudgeEndpoint>();
+    this.withdraw = this.router.request({
+      priority: this.startedAt,
+      avoid: role === 'retry' ? this.tried : new Set(),
+      exclude,
+      granted: (lease) => {
+        this.withdraw = undefined;
+        this.waitingRole = undefined;
+        if (this.done || (role === 'hedge' && this.running.size === 0)) {
+          lease.release({ kind: 'inconclusive' });
+          return;
+        }
+        this.startAttempt(lease, role);
+      },
+    });
+  }
+
+  private cancelSlotRequest(): void {
+    this.withdraw?.();
+    this.withdraw = undefined;
+    this.waitingRole = undefined;
+  }
+
+  private startAttempt(lease: Lease, role: AttemptRole): void {
+    const transport = this.transport;
+    this.attempts++;
+    this.tried.add(lease.endpoint);
+    if (role === 'retry') {
+      this.retries++;
+      transport.count('retries');
+    }
+    const attempt: RunningAttempt = {
+      lease,
+      role,
+      sentAt: transport.now(),
+      controller: new AbortController(),
+      hedgeTimer: undefined,
+      hedgedAgainst: false,
+      lost: false,
+    };
+    if (role === 'hedge') {
+      this.hedged = true;
+      transport.count('hedges');
+      for (const other of this.running) {
+        other.hedgedAgainst = true;
+        transport.emit({ type: 'hedge', from: other.lease.endpoint.url, to: lease.endpoint.url, afterMs: transport.now() - other.sentAt });
+      }
+    }
+    this.running.add(attempt);
+    if (role !== 'hedge' && !this.hedged) {
+      attempt.hedgeTimer = setTimeout(() => this.maybeHedge(attempt), transport.hedgeDelayMs());
+    }
+    void this.exchange(attempt).then((result) => this.attemptDone(attempt, result));
+  }
+
+  private async exchange(attempt: RunningAttempt): Promise<{ reply: ExchangeReply; latencyMs: number } | AttemptFailure> {
+    const { endpoint } = attempt.lease;
+    const transport = this.transport;
+    try {
+      let charged = 0;
+      if (endpoint.limits.limited) {
+        const waitStart = transport.now();
+        charged = await endpoint.limits.admit();
+        transport.addRateLimitWait(transport.now() - waitStart);
+        if (attempt.controller.signal.aborted) return { kind: 'aborted', message: 'aborted while rate limited' };
+      }
+      const sentAt = transport.now();
+      const timeoutMs = Math.max(1, Math.min(transport.config.requestTimeoutMs, this.deadline - sentAt));
+      const reply = await exchangeChat(endpoint.client, { ...this.body, model: endpoint.config.model }, { timeoutMs, signal: attempt.controller.signal });
+      const latencyMs = transport.now() - sentAt;
+      if (charged > 0) void endpoint.limits.settle(charged, reply.promptTokens + reply.completionTokens);
+      return { reply, latencyMs };
+    } catch (error) {
+      return classifyFailure(error, transport.now());
+    }
+  }
+
+  private maybeHedge(attempt: RunningAttempt): void {
+    attempt.hedgeTimer = undefined;
+    if (this.done || this.hedged || !this.running.has(attempt) || this.waitingRole !== undefined) return;
+    if (this.attempts >= this.transport.config.maxAttempts || !this.transport.mayHedge(attempt.lease.probe)) return;
+    this.requestSlot('hedge');
+  }
+
+  private attemptDone(attempt: RunningAttempt, result: { reply: ExchangeReply; latencyMs: number } | AttemptFailure): void {
+    this.running.delete(attempt);
+    if (attempt.hedgeTimer !== undefined) clearTimeout(attempt.hedgeTimer);
+    const { lease } = attempt;
+    if ('reply' in result) {
+      lease.release({ kind: 'success', latencyMs: result.latencyMs });
+      this.transport.recordLatency(result.latencyMs);
+      if (this.done) return;
+      if (attempt.role === 'hedge') this.transport.count('hedgeWins');
+      this.finish(result.reply, lease.endpoint.url);
+      return;
+    }
+    if (attempt.lost) {
+      // It ran past the hedge delay and another endpoint answered first: a timeout for its breaker.
+      const slow = attempt.hedgedAgainst;
+      lease.release(slow ? { kind: 'failure', failure: { kind: 'timeout', message: 'lost to a hedge' } } : { kind: 'inconclusive' });
+      return;
+    }
+    if (result.kind === 'aborted') {
+      lease.release({ kind: 'inconclusive' });
+      return;
+    }
+    this.transport.emit({ type: 'attempt-failed', endpoint: lease.endpoint.url, failure: result.kind, ...(result.status === undefined ? {} : { status: result.status }), message: result.message });
+    lease.release({ kind: 'failure', failure: result });
+    if (this.done) return;
+    this.lastFailure = { ...result, endpoint: lease.endpoint.url };
+    if (!isRetryable(result.kind)) {
+      this.fail('client-error', `${lease.endpoint.url}: ${result.message}`);
+      return;
+    }
+    // The other copy may still answer.
+    if (this.running.size > 0) return;
+    // A hedge still waiting for a slot becomes the retry.
+    if (this.waitingRole === 'hedge') this.cancelSlotRequest();
+    if (this.attempts >= this.transport.config.maxAttempts) {
+      const kind: JudgeTransportErrorKind = result.kind === 'bad-response' ? 'bad-response' : 'exhausted';
+      this.fail(kind, `${this.attempts} attempts failed; last: ${lease.endpoint.url}: ${result.message}`);
+      return;
+    }
+    const delay = backoffMs(this.retries + 1, this.transport.config.backoff, this.transport.random);
+    if (this.transport.now() + delay >= this.deadline) {
+      this.fail('deadline', `deadline of ${this.transport.config.deadlineMs} ms passes during the backoff; last: ${lease.endpoint.url}: ${result.message}`);
+      return;
+    }
+    if (result.retryAfterMs !== undefined) this.transport.addRateLimitWait(result.retryAfterMs);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      if (!this.done) this.requestSlot('retry');
+    }, delay);
+  }
+
+  private finish(reply: ExchangeReply, endpoint: string): void {
+    this.done = true;
+    this.cleanup();
+    this.settle({
+      ...reply,
+      endpoint,
+      attempts: this.attempts,
+      retries: this.retries,
+      hedged: this.hedged,
+      latencyMs: this.transport.now() - this.startedAt,
+    });
+  }
+
+  fail(kind: JudgeTransportErrorKind, message: string): void {
+    if (this.done) return;
+    this.done = true;
+    this.cleanup();
+    const last = this.lastFailure;
+    this.settle(
+      new JudgeTransportError(kind, message, {
+        attempts: this.attempts,
+        status: kind === 'aborted' ? undefined : last?.status,
+        endpoint: last?.endpoint,
+      }),
+    );
+  }
+
+  /** Stops timers, withdraws a pending slot request, aborts the copies still running. */
+  private cleanup(): void {
+    if (this.deadlineTimer !== undefined) clearTimeout(this.deadlineTimer);
+    if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
+    this.call.signal?.removeEventListener('abort', this.onCallerAbort);
+    this.cancelSlotRequest();
+    for (const attempt of this.running) {
+      attempt.lost = true;
+      if (attempt.hedgeTimer !== undefined) clearTimeout(attempt.hedgeTimer);
+      attempt.controller.abort();
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import type OpenAI from 'openai';
+import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import { z } from 'zod';
+import type { ChatCall, TokenLogprob } from './chat-call.js';
+import { MalformedReplyError } from './attempt-failure.js';
+
+/** The request body: OpenAI fields plus the vLLM/SGLang extensions (the SDK sends unknown fields as given). */
+export function chatCompletionBody(model: string, call: ChatCall): Record<string, unknown> {
+  const { temperature, top_p, top_k, max_tokens, seed, chat_template_kwargs, extra } = call.decoding;
+  const body: Record<string, unknown> = {
+    ...extra,
+    model,
+    messages: call.messages.map((m) => ({ role: m.role, content: m.content })),
+    temperature,
+    top_p,
+    max_tokens,
+  };
+  if (top_k !== undefined) body['top_k'] = top_k;
+  if (seed !== undefined) body['seed'] = seed;
+  if (chat_template_kwargs !== undefined) body['chat_template_kwargs'] = chat_template_kwargs;
+  if (call.responseFormat !== undefined) {
+    body['response_format'] = {
+      type: 'json_schema',
+      json_schema: { name: call.responseFormat.name, schema: call.responseFormat.schema, strict: true },
+    };
+  }
+  if (call.logprobs !== undefined) {
+    body['logprobs'] = true;
+    body['top_logprobs'] = call.logprobs.top;
+  }
+  return body;
+}
+
+const TopLogprobSchema = z.object({ token: z.string(), logprob: z.number() });
+const ReplySchema = z.object({
+  choices: z
+    .array(
+      z.object({
+        message: z.object({ content: z.string().nullish() }),
+        finish_reason: z.string().nullish(),
+        logprobs: z
+          .object({
+            content: z.array(TopLogprobSchema.extend({ top_logprobs: z.array(TopLogprobSchema).nullish() })).nullish(),
+          })
+          .nullish(),
+      }),
+    )
+    .min(1),
+  usage: z.object({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() }).nullish(),
+});
+
+export interface ExchangeReply {
+  readonly content: string;
+  readonly finishReason: string | null;
+  readonly logprobs?: readonly TokenLogprob[];
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+/** Reads a chat completion reply; anything unusable (garbage, no choices, empty content) throws. */
+export function readReply(raw: unknown): ExchangeReply {
+  const parsed = ReplySchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue === undefined ? '' : `${issue.path.join('.')}: ${issue.message}`;
+    throw new MalformedReplyError(`not a chat completion (${typeof raw === 'string' ? 'non-JSON body' : where})`);
+  }
+  const choice = parsed.data.choices[0] as (typeof parsed.data.choices)[number];
+  const content = choice.message.content ?? '';
+  if (content.trim() === '') throw new MalformedReplyError('empty content');
+  const tokens = choice.logprobs?.content;
+  const reply: ExchangeReply = {
+    content,
+    finishReason: choice.finish_reason ?? null,
+    promptTokens: parsed.data.usage?.prompt_tokens ?? 0,
+    completionTokens: parsed.data.usage?.completion_tokens ?? 0,
+  };
+  if (tokens === undefined || tokens === null) return reply;
+  return {
+    ...reply,
+    logprobs: tokens.map((t) => ({ token: t.token, logprob: t.logprob, top: (t.top_logprobs ?? []).map((x) => ({ token: x.token, logprob: x.logprob })) })),
+  };
+}
+
+/** One HTTP attempt through the SDK (its own retries off: routing and retries are ours). */
+export async function exchangeChat(
+  client: OpenAI,
+  body: Record<string, unknown>,
+  options: { timeoutMs: number; signal: AbortSignal },
+): Promise<ExchangeReply> {
+  const raw: unknown = await client.chat.completions.create(body as unknown as ChatCompletionCreateParamsNonStreaming, {
+    timeout: options.timeoutMs,
+    signal: options.signal,
+    maxRetries: 0,
+  });
+  return readReply(raw);
+}
