@@ -9,21 +9,27 @@ import { agreementRows, renderAgreement } from './commands/agreement.js';
 import { runScore } from './commands/score.js';
 import { conformanceReports, renderConformance } from './commands/conformance.js';
 import { runServe } from './commands/serve.js';
+import { runJudge } from './commands/judge.js';
+import { JUDGE_FLAGS, judgeConfigFromFlags } from './options/judge-flags.js';
 import { SUPPORTED_HOSTS, type SupportedHost } from '../adapters/container.js';
 import { ON_JUDGE_FAILURE_VALUES, type OnJudgeFailure } from '../adapters/judge-output/failure-policy.js';
 import { AggregatorNameSchema } from '../core/index.js';
 
-const USAGE = `gear: dependency-aware aggregation of rubric rewards (GEAR)
+const HEADER = 'gear: dependency-aware aggregation of rubric rewards (GEAR)\n';
 
-Usage:
-  gear serve [--host 127.0.0.1] [--port 8765] [--token T] [--max-payload-bytes N]
+/** Each command's usage, shown by `gear CMD --help` and, all together, by `gear --help`. */
+const COMMAND_HELP: Readonly<Record<string, string>> = {
+  'serve': `  gear serve [--host 127.0.0.1] [--port 8765] [--token T] [--max-payload-bytes N]
              [--max-batch-items N] [--max-rubrics N] [--log-level debug|info|warn|error]
       The JSON-RPC 2.0 WebSocket service the Python package gear_bridge talks to (methods in
       python-bridge/README.md). Prints {"event":"listening","url":...} on stdout, JSON logs on
       stderr; --port 0 picks a free port. Binding a non-loopback address requires a token
       (--token or GEAR_TOKEN; clients send "Authorization: Bearer T"). Also reads GEAR_BIND,
       GEAR_PORT, GEAR_LOG_LEVEL. SIGTERM/SIGINT drain and exit 0.
-  gear aggregate [--input FILE] [--output FILE] [--format jsonl|table]
+      With --judge-url (same judge flags as gear judge) it also answers judge.score,
+      judge.scoreBatch and judge.info.
+`,
+  'aggregate': `  gear aggregate [--input FILE] [--output FILE] [--format jsonl|table]
                  [--retention weak=0.6,strong=0.2,activation=0] [--gamma G]
                  [--normalize positive-sum|abs-sum] [--clip] [--multi-parent product|geometric-mean|arithmetic-mean|max]
                  [--shared-retention L]
@@ -33,9 +39,11 @@ Usage:
       line per input line with the rewards flat, hard, gear and gear_exact and per-criterion scores.
   gear aggregate --demo [--format jsonl|table]
       The same on the bundled real HealthBench rubrics with simulated judge scores (table by default).
-  gear sample-input [--responses N] [--seed S] [--benchmark healthbench|writingbench]
+`,
+  'sample-input': `  gear sample-input [--responses N] [--seed S] [--benchmark healthbench|writingbench]
       Prints the demo's input lines, to pipe into gear aggregate or to copy the format from.
-  gear score --host ruscarl|merf|rar-explicit|gear|writingbench|plawbench --aggregator flat|hard|gear|gear-exact|auto
+`,
+  'score': `  gear score --host ruscarl|merf|rar-explicit|gear|writingbench|plawbench --aggregator flat|hard|gear|gear-exact|auto
              [--input FILE] [--with-requests] [--on-judge-failure pessimistic|official|error]
              [same scalarizer options as aggregate]
       Each JSONL line: {"row": <host row, e.g. VERL extra_info>, "response": "...",
@@ -44,11 +52,34 @@ Usage:
       read status and effective score. An unread criterion counts against the response
       (pessimistic: not met, or for a negative criterion the penalty applied); official drops
       unread penalties as the official GEAR code does; error turns the line into an error line.
-  gear agreement [--responses N] [--seed S]
+`,
+  'judge': `  gear judge --host ruscarl|merf|rar-explicit|gear|writingbench|plawbench --judge-url URL[,URL...]
+             [--model M] [--api-key K] [--input rows.jsonl] [--output out.jsonl] [--cache FILE]
+             [--concurrency N] [--max-concurrent-requests N] [--timeout SECONDS] [--deadline SECONDS]
+             [--aggregator flat|hard|gear|gear-exact|auto] [--on-judge-failure pessimistic|official|error]
+             [--structured-output] [--p-from verbalized|logprobs] [--seed S] [--temperature T]
+             [--max-tokens N] [--max-reasks N] [--rpm N] [--tpm N] [same scalarizer options as aggregate]
+      Judges each JSONL line {"row": <host row>, "response": "..."} with the LLM at the
+      OpenAI-compatible endpoints (vLLM, SGLang, llama.cpp server, hosted APIs) and scores it. Writes
+      what gear score writes plus failed_criteria, the judge's stats and raw outputs (judge_outputs
+      re-scores offline with gear score), in input order. Progress on stderr. --cache FILE keeps every
+      judge answer in SQLite: a re-run (another aggregator, or after an interruption) makes no LLM
+      call for answers it has. Defaults: the official GEAR judge's decoding (temperature 0, top_p 0.8,
+      top_k 20, max_tokens 1024, Qwen3 thinking off), seed 0, 2 re-asks of unread criteria, and an
+      unread criterion counts against the response (pessimistic). Also reads GEAR_JUDGE_URL,
+      GEAR_JUDGE_MODEL, GEAR_JUDGE_API_KEY, GEAR_JUDGE_MAX_CONCURRENT, GEAR_JUDGE_TIMEOUT, GEAR_JUDGE_CACHE.
+`,
+  'agreement': `  gear agreement [--responses N] [--seed S]
       The paper's exact-inference agreement table on the bundled rubrics.
-  gear conformance [--adapter HOST]...
+`,
+  'conformance': `  gear conformance [--adapter HOST]...
       Runs the adapter conformance checks on the bundled real rubrics; a report per adapter.
-  gear --help | --version
+`,
+};
+
+const USAGE = `${HEADER}
+Usage:
+${Object.values(COMMAND_HELP).join('')}  gear --help | --version | gear COMMAND --help
 `;
 
 /** The scalarizer options `aggregate` and `score` share (see aggregationOptionsFromFlags). */
@@ -79,6 +110,12 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return command === undefined ? 2 : 0;
   }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    const help = COMMAND_HELP[command];
+    if (help === undefined) throw new GearError('usage', [command], 'unknown command (run "gear --help")');
+    process.stdout.write(`Usage:\n${help}`);
+    return 0;
+  }
   if (command === '--version') {
     process.stdout.write(`${version()}\n`);
     return 0;
@@ -94,6 +131,7 @@ async function main(argv: string[]): Promise<number> {
         'max-batch-items': { type: 'string' },
         'max-rubrics': { type: 'string' },
         'log-level': { type: 'string' },
+        ...JUDGE_FLAGS,
       },
       strict: true,
     });
@@ -156,6 +194,41 @@ async function main(argv: string[]): Promise<number> {
       options: aggregationOptionsFromFlags(values),
       input: values.input,
       withRequests: values['with-requests'] === true,
+      stdin: process.stdin,
+      stdout: process.stdout,
+      stderr: process.stderr,
+    });
+    return bad > 0 ? 1 : 0;
+  }
+  if (command === 'judge') {
+    const { values } = parseArgs({
+      args: rest,
+      options: {
+        host: { type: 'string' },
+        aggregator: { type: 'string' },
+        input: { type: 'string' },
+        output: { type: 'string' },
+        concurrency: { type: 'string' },
+        ...JUDGE_FLAGS,
+        ...SCALARIZER_FLAGS,
+      },
+      strict: true,
+    });
+    if (values.host === undefined || !(SUPPORTED_HOSTS as string[]).includes(values.host)) {
+      throw new GearError('usage', ['--host'], `must be one of ${SUPPORTED_HOSTS.join(', ')}, got "${values.host ?? ''}"`);
+    }
+    const aggregator = AggregatorNameSchema.safeParse(values.aggregator ?? 'gear');
+    if (!aggregator.success) throw new GearError('usage', ['--aggregator'], `must be flat, hard, gear, gear-exact or auto, got "${values.aggregator}"`);
+    const judge = judgeConfigFromFlags(values, process.env);
+    if (judge === undefined) throw new GearError('usage', ['--judge-url'], 'missing: the judge endpoint(s), e.g. --judge-url http://127.0.0.1:8000/v1 (or GEAR_JUDGE_URL)');
+    const bad = await runJudge({
+      host: values.host as SupportedHost,
+      aggregator: aggregator.data,
+      options: aggregationOptionsFromFlags(values),
+      judge,
+      input: values.input,
+      output: values.output,
+      concurrency: intFlag('--concurrency', values.concurrency, 8, 1),
       stdin: process.stdin,
       stdout: process.stdout,
       stderr: process.stderr,

@@ -1,7 +1,9 @@
 import { GearError } from '../../core/index.js';
 import { createLogger, parseServeConfig, startServer, type LogLevel } from '../../python-bridge/service/index.js';
+import { JudgeRuntime } from '../../judge/judge-runtime.js';
+import { judgeConfigFromFlags, type JudgeFlagValues } from '../options/judge-flags.js';
 
-export interface ServeFlags {
+export interface ServeFlags extends JudgeFlagValues {
   readonly host?: string | undefined;
   readonly port?: string | undefined;
   readonly token?: string | undefined;
@@ -46,6 +48,7 @@ export async function runServe(flags: ServeFlags, io: ServeIo): Promise<number> 
     limits,
     logLevel: flags['log-level'] ?? (io.env['GEAR_LOG_LEVEL'] || undefined),
   });
+  const judgeConfig = judgeConfigFromFlags(flags, io.env);
   const logger = createLogger(io.stderr, config.logLevel as LogLevel);
   let server;
   try {
@@ -56,8 +59,14 @@ export async function runServe(flags: ServeFlags, io: ServeIo): Promise<number> 
     if (code === 'EADDRNOTAVAIL' || code === 'EACCES') throw new GearError('usage', ['--host'], `cannot listen on ${config.host}:${config.port} (${String(code)})`);
     throw error;
   }
+  if (judgeConfig !== undefined) server.context.judge = JudgeRuntime.create(judgeConfig);
   io.stdout.write(`${JSON.stringify({ event: 'listening', url: server.url, pid: process.pid })}\n`);
-  logger.info('listening', { url: server.url, auth: config.token === undefined ? 'none' : 'bearer-token', limits: config.limits });
+  logger.info('listening', {
+    url: server.url,
+    auth: config.token === undefined ? 'none' : 'bearer-token',
+    limits: config.limits,
+    judge: judgeConfig === undefined ? null : { endpoints: judgeConfig.transport.endpoints.map((e) => e.url), cache: judgeConfig.cache?.file ?? 'memory' },
+  });
   const running = server;
   return new Promise<number>((resolve) => {
     let stopping = false;
@@ -69,7 +78,10 @@ export async function runServe(flags: ServeFlags, io: ServeIo): Promise<number> 
       }
       stopping = true;
       logger.info('signal', { signal });
-      running.close().then(
+      running
+        .close()
+        .then(() => running.context.closeJudges())
+        .then(
         () => resolve(0),
         (error: unknown) => {
           logger.error('shutdown_failed', { error: String(error) });

@@ -5,6 +5,7 @@ import { rubricScore, rubricScoreBatch } from './methods/rubric-score.js';
 import { rubricScoreColumns } from './methods/rubric-score-columns.js';
 import { hostRequests, hostScore, hostScoreBatch } from './methods/host-score.js';
 import { diagnosticsFcp } from './methods/diagnostics-fcp.js';
+import { judgeInfo, judgeScore, judgeScoreBatch } from './methods/judge-score.js';
 
 /** The method table: every `noun.verb` the service answers, each with its params schema. */
 export const METHODS: readonly Method[] = [
@@ -18,6 +19,9 @@ export const METHODS: readonly Method[] = [
   hostScore,
   hostScoreBatch,
   diagnosticsFcp,
+  judgeScore,
+  judgeScoreBatch,
+  judgeInfo,
 ] as readonly Method[];
 
 export const METHOD_NAMES: readonly string[] = METHODS.map((m) => m.name);

@@ -4,6 +4,8 @@ import type { RubricAdapter } from '../../adapters/rubric-adapter.js';
 import { RubricCache, type ResolvedOptions } from './rubric-cache.js';
 import type { ServiceLimits } from './limits.js';
 import type { Logger } from './logger.js';
+import { JudgeRuntime, type JudgeRuntimeConfig } from '../../judge/judge-runtime.js';
+import { canonicalJson } from '../../judge/cache/cache-key.js';
 
 export interface ServiceStats {
   connections: number;
@@ -18,6 +20,10 @@ export class ServiceContext {
   readonly startedAt = Date.now();
   draining = false;
   private readonly adapters = new Map<string, RubricAdapter<unknown>>();
+  /** The judge from `gear serve --judge-url` (or GEAR_JUDGE_URL); undefined when none was given. */
+  judge: JudgeRuntime | undefined;
+  /** Judges for endpoints named in a call's params, one per distinct endpoint list (bounded). */
+  private readonly callJudges = new Map<string, JudgeRuntime>();
 
   constructor(
     readonly limits: ServiceLimits,
@@ -40,5 +46,27 @@ export class ServiceContext {
     this.adapters.set(key, adapter);
     if (this.adapters.size > 256) this.adapters.delete(this.adapters.keys().next().value as string);
     return adapter;
+  }
+
+  /** The judge for a call: its own endpoints when it names some, else the server's. */
+  judgeFor(endpoints: JudgeRuntimeConfig['transport']['endpoints'] | undefined): JudgeRuntime | undefined {
+    if (endpoints === undefined) return this.judge;
+    const key = canonicalJson(endpoints);
+    let runtime = this.callJudges.get(key);
+    if (runtime === undefined) {
+      runtime = JudgeRuntime.create({ transport: { endpoints } });
+      this.callJudges.set(key, runtime);
+      if (this.callJudges.size > 16) {
+        const [oldestKey, oldest] = this.callJudges.entries().next().value as [string, JudgeRuntime];
+        this.callJudges.delete(oldestKey);
+        void oldest.close();
+      }
+    }
+    return runtime;
+  }
+
+  async closeJudges(): Promise<void> {
+    await Promise.all([this.judge?.close(), ...[...this.callJudges.values()].map((j) => j.close())]);
+    this.callJudges.clear();
   }
 }

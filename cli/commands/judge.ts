@@ -1,0 +1,126 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import type { Readable, Writable } from 'node:stream';
+import { GearError, type AggregationOptionsInput, type AggregatorName } from '../../core/index.js';
+import { createGearContainer, resolveAdapter, type SupportedHost } from '../../adapters/container.js';
+import { JudgeRuntime, type JudgeRuntimeConfig } from '../../judge/judge-runtime.js';
+import type { JudgeResult } from '../../judge/pipeline/judge-response.js';
+import { readLines } from '../io/jsonl-lines.js';
+import { errorRecord } from '../io/error-record.js';
+import { JudgeProgress } from '../io/judge-progress.js';
+
+export interface JudgeArgs {
+  readonly host: SupportedHost;
+  readonly aggregator: AggregatorName;
+  readonly options: AggregationOptionsInput;
+  readonly judge: JudgeRuntimeConfig;
+  readonly input?: string | undefined;
+  readonly output?: string | undefined;
+  /** Rows judged at the same time (their requests share the endpoints' slots). */
+  readonly concurrency: number;
+  readonly stdin: Readable;
+  readonly stdout: Writable;
+  readonly stderr: NodeJS.WriteStream;
+}
+
+/** What `gear score` writes for a row, plus the judge's stats and raw outputs. */
+export function judgeRecord(line: number, id: unknown, result: JudgeResult): Record<string, unknown> {
+  return {
+    line,
+    ...(id !== undefined ? { id } : {}),
+    host: result.host,
+    aggregator: result.aggregator,
+    method: result.method,
+    reward: result.reward,
+    native_reward: result.nativeReward,
+    failed_criteria: result.failedCriteria,
+    criteria: result.criteria.map((c) => ({
+      id: c.id,
+      p: c.p,
+      met: c.met,
+      status: c.status,
+      ...(c.detail !== undefined ? { detail: c.detail } : {}),
+      effective: c.effective,
+      p_verbalized: c.pVerbalized,
+      ...(c.pLogprob !== null ? { p_logprob: c.pLogprob } : {}),
+    })),
+    ...(Object.keys(result.extras).length > 0 ? { extras: result.extras } : {}),
+    // The first ask's outputs in request order: what `gear score` reads to re-score offline.
+    judge_outputs: result.judge.outputs.filter((o) => o.reask === 0).map((o) => o.output ?? ''),
+    judge: {
+      stats: result.judge.stats,
+      outputs: result.judge.outputs,
+    },
+  };
+}
+
+interface Parsed {
+  readonly row: unknown;
+  readonly response: string;
+  readonly id: unknown;
+}
+
+function parseLine(text: string): Parsed {
+  const record: unknown = JSON.parse(text);
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) throw new GearError('invalid_input', [], 'each line must be a JSON object');
+  const fields = record as Record<string, unknown>;
+  const row = fields['row'] ?? fields['extra_info'];
+  if (row === undefined) throw new GearError('invalid_input', ['row'], 'missing: the host row ("row" or "extra_info")');
+  const response = fields['response'];
+  if (typeof response !== 'string') throw new GearError('invalid_input', ['response'], 'must be the response text');
+  return { row, response, id: fields['id'] };
+}
+
+/**
+ * `gear judge`: each JSONL line `{"row": <host row>, "response": "..."}` is judged by the LLM at
+ * the configured endpoints and scored; output lines come in input order. A bad line (or a row the
+ * judge could not score under the `error` policy) is an error line and the rest still run.
+ * Returns the number of error lines.
+ */
+export async function runJudge(args: JudgeArgs): Promise<number> {
+  const adapter = resolveAdapter(createGearContainer(args.aggregator, args.options), args.host);
+  const runtime = JudgeRuntime.create(args.judge);
+  const source = args.input !== undefined ? createReadStream(args.input) : args.stdin;
+  const sink = args.output !== undefined ? createWriteStream(args.output) : args.stdout;
+  const progress = new JudgeProgress('gear judge', args.stderr, () => runtime.info());
+  const pending: Promise<Record<string, unknown>>[] = [];
+  let lines = 0;
+  let errors = 0;
+
+  const write = async (record: Record<string, unknown>): Promise<void> => {
+    if ('error' in record) errors++;
+    if (!sink.write(`${JSON.stringify(record)}\n`)) await once(sink, 'drain');
+    progress.rowDone(errors);
+  };
+
+  try {
+    for await (const { number, text } of readLines(source)) {
+      if (text.trim() === '') continue;
+      lines++;
+      pending.push(
+        (async () => {
+          try {
+            const parsed = parseLine(text);
+            const result = await runtime.judge(adapter, parsed.row, parsed.response).catch((error: unknown) => {
+              throw error instanceof GearError && error.code === 'invalid_input' ? error.under(['row']) : error;
+            });
+            return judgeRecord(number, parsed.id, result);
+          } catch (error) {
+            return errorRecord(number, error);
+          }
+        })(),
+      );
+      // Keep at most `concurrency` rows in flight; write finished rows in input order.
+      while (pending.length >= args.concurrency) await write(await (pending.shift() as Promise<Record<string, unknown>>));
+    }
+    while (pending.length > 0) await write(await (pending.shift() as Promise<Record<string, unknown>>));
+  } finally {
+    progress.finish(lines, errors);
+    await runtime.close();
+    if (sink !== args.stdout) {
+      sink.end();
+      await once(sink, 'finish');
+    }
+  }
+  return errors;
+}

@@ -1,0 +1,161 @@
+import type { CriterionJudgment, JudgeRequest } from '../../adapters/host-adapter.js';
+import type { RubricAdapter } from '../../adapters/rubric-adapter.js';
+import { isJudgmentRead } from '../../adapters/judge-output/failure-policy.js';
+import type { Decoding } from '../transport/chat-call.js';
+import type { JudgeAnswer, JudgeClient } from './judge-client.js';
+import type { JudgeOptions } from './judge-options.js';
+import { emptyJudgeStats, type JudgeStats } from './judge-stats.js';
+import { logprobPs, withLogprobP } from './logprob-p.js';
+
+/** One judge request as it went: which criteria, what came back (or why nothing did). */
+export interface JudgeOutputRecord {
+  readonly criteria: readonly number[];
+  /** 0 for the first ask, k for the k-th re-ask of criteria left unread. */
+  readonly reask: number;
+  readonly output: string | null;
+  readonly error: string | null;
+  readonly cached: boolean;
+  readonly endpoint: string | null;
+  readonly finishReason: string | null;
+}
+
+export interface JudgedCriterion extends CriterionJudgment {
+  /** Effective score under the injected scalarizer. */
+  readonly effective: number;
+  /** p as the judge verbalised it (before the failure policy); null when unread. */
+  readonly pVerbalized: number | null;
+  /** P(true) of the verdict token, when p is taken from logprobs and the answer had them. */
+  readonly pLogprob: number | null;
+}
+
+export interface JudgeResult {
+  readonly host: string;
+  readonly aggregator: string;
+  readonly method: string;
+  readonly reward: number;
+  readonly nativeReward: number;
+  readonly criteria: readonly JudgedCriterion[];
+  readonly failedCriteria: number;
+  readonly extras: Readonly<Record<string, string>>;
+  readonly judge: { readonly stats: JudgeStats; readonly outputs: readonly JudgeOutputRecord[] };
+}
+
+interface Asked {
+  readonly judgments: CriterionJudgment[];
+  readonly record: JudgeOutputRecord;
+  readonly logprobP: (number | undefined)[];
+}
+
+/**
+ * Judges one response to one host row and scores it: the adapter plans and builds the host's
+ * requests, the client sends them (cache, routing, retries below it), the adapter reads the
+ * answers; criteria left unread are asked again on their own (at most `maxReasks` times), then the
+ * failure policy scores whatever is still unread and the injected scalarizer gives the reward.
+ *
+ * @throws GearError `invalid_input` for a malformed row; `judge_failed` under the `error` policy.
+ */
+export async function judgeResponse(
+  adapter: RubricAdapter<unknown>,
+  client: JudgeClient,
+  rowInput: unknown,
+  response: string,
+  options: JudgeOptions,
+): Promise<JudgeResult> {
+  const started = performance.now();
+  const format = adapter.format;
+  const row = format.parseRow(rowInput);
+  const stats = emptyJudgeStats();
+  const outputs: JudgeOutputRecord[] = [];
+  const current = new Map<number, CriterionJudgment>();
+  const verbalized = new Map<number, number>();
+  const fromLogprobs = new Map<number, number>();
+
+  const askAll = async (plan: readonly (readonly number[])[], reask: number): Promise<void> => {
+    const asked = await Promise.all(plan.map((criteria) => askOnce(format.buildJudgeRequest(row, response, criteria), reask)));
+    for (const one of asked) {
+      outputs.push(one.record);
+      one.judgments.forEach((judgment, k) => {
+        const read = isJudgmentRead(judgment);
+        // A re-ask only replaces what it read: an earlier reading is never lost to a worse one.
+        if (reask > 0 && !read) return;
+        if (read) verbalized.set(judgment.index, judgment.p);
+        const lp = one.logprobP[k];
+        if (read && lp !== undefined) fromLogprobs.set(judgment.index, lp);
+        current.set(judgment.index, options.pFrom === 'logprobs' ? withLogprobP(judgment, lp, read) : judgment);
+      });
+    }
+  };
+
+  const askOnce = async (request: JudgeRequest, reask: number): Promise<Asked> => {
+    stats.requests++;
+    if (reask > 0) stats.reasks++;
+    const decoding: Decoding =
+      reask === 0 ? options.decoding : { ...options.decoding, temperature: options.reaskTemperature, seed: (options.decoding.seed ?? 0) + reask };
+    let answer: JudgeAnswer;
+    try {
+      answer = await client.ask({
+        messages: request.messages,
+        decoding,
+        ...(options.structuredOutput && request.responseSchema !== undefined ? { responseFormat: { name: request.responseSchema.name, schema: { ...request.responseSchema.schema } } } : {}),
+        ...(options.pFrom === 'logprobs' ? { logprobs: { top: options.topLogprobs } } : {}),
+      });
+    } catch (error) {
+      stats.failedRequests++;
+      const reason = error instanceof Error ? error.message : String(error);
+      const judgments = format.parseJudgeOutput(row, request.criteria, undefined).map((j) => ({ ...j, status: 'missing' as const, detail: `judge request failed: ${reason}` }));
+      return {
+        judgments,
+        record: { criteria: request.criteria, reask, output: null, error: reason, cached: false, endpoint: null, finishReason: null },
+        logprobP: [],
+      };
+    }
+    if (answer.cached) stats.cacheHits++;
+    stats.retries += answer.retries;
+    if (answer.hedged) stats.hedges++;
+    stats.promptTokens += answer.promptTokens;
+    stats.completionTokens += answer.completionTokens;
+    return {
+      judgments: format.parseJudgeOutput(row, request.criteria, answer.content),
+      record: { criteria: request.criteria, reask, output: answer.content, error: null, cached: answer.cached, endpoint: answer.endpoint, finishReason: answer.finishReason },
+      logprobP: options.pFrom === 'logprobs' ? logprobPs(answer.content, answer.logprobs, request.criteria.length) : [],
+    };
+  };
+
+  await askAll(format.planJudgeRequests(row), 0);
+  for (let reask = 1; reask <= options.maxReasks; reask++) {
+    // Criteria whose request failed outright are not re-asked: the transport already retried them.
+    const unread = [...current.values()]
+      .filter((j) => !isJudgmentRead(j) && !(j.detail ?? '').startsWith('judge request failed'))
+      .map((j) => j.index)
+      .sort((a, b) => a - b);
+    if (unread.length === 0) break;
+    await askAll(format.planJudgeRequests(row, unread), reask);
+  }
+
+  const criteriaCount = format.toRubric(row).criteria.length;
+  const judgments: CriterionJudgment[] = [];
+  for (let i = 0; i < criteriaCount; i++) {
+    const judgment = current.get(i);
+    // Criteria no request covers (e.g. rule-verified ones the host checks itself) read as missing.
+    judgments.push(judgment ?? format.parseJudgeOutput(row, [i], undefined)[0] ?? { index: i, id: String(i), p: 0, met: false, status: 'missing', detail: 'not judged' });
+  }
+  const scored = adapter.scoreJudgments({ row: rowInput, judgments, onJudgeFailure: options.onJudgeFailure });
+  stats.failedCriteria = scored.failedCriteria;
+  stats.latencyMs = performance.now() - started;
+  return {
+    host: scored.host,
+    aggregator: scored.aggregator,
+    method: scored.method,
+    reward: scored.reward,
+    nativeReward: scored.nativeReward,
+    criteria: scored.judgments.map((j, i) => ({
+      ...j,
+      effective: scored.effective[i] ?? 0,
+      pVerbalized: verbalized.get(i) ?? null,
+      pLogprob: fromLogprobs.get(i) ?? null,
+    })),
+    failedCriteria: scored.failedCriteria,
+    extras: scored.extras,
+    judge: { stats, outputs },
+  };
+}

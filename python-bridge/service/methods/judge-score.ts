@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { GearError, parseWith, AggregatorNameSchema } from '../../../core/index.js';
+import { SUPPORTED_HOSTS, type SupportedHost } from '../../../adapters/container.js';
+import { JudgeOptionsSchema } from '../../../judge/pipeline/judge-options.js';
+import { EndpointConfigSchema } from '../../../judge/transport/endpoint-config.js';
+import type { JudgeRuntime } from '../../../judge/judge-runtime.js';
+import type { JudgeResult } from '../../../judge/pipeline/judge-response.js';
+import { resolveOptions, type ResolvedOptions } from '../rubric-cache.js';
+import type { ServiceContext } from '../service-context.js';
+import { checkBatchSize } from './batch-limit.js';
+import { itemError } from './item-error.js';
+import { defineMethod } from './method.js';
+
+const HostSchema = z.enum(SUPPORTED_HOSTS as [SupportedHost, ...SupportedHost[]]);
+
+const JudgeFields = {
+  aggregator: AggregatorNameSchema.optional(),
+  options: z.unknown().optional(),
+  /** Judge options (decoding, structured output, p from logprobs, re-asks, failure policy). */
+  judge: JudgeOptionsSchema.optional(),
+  /** Endpoints for this call instead of the server's --judge-url. */
+  endpoints: z.array(EndpointConfigSchema).min(1).optional(),
+};
+
+export const JudgeItemSchema = z.strictObject({
+  host: HostSchema.optional(),
+  row: z.unknown(),
+  response: z.string(),
+  aggregator: AggregatorNameSchema.optional(),
+  options: z.unknown().optional(),
+  id: z.union([z.string(), z.number()]).optional(),
+});
+
+export const JudgeScoreParamsSchema = z.strictObject({ host: HostSchema, row: z.unknown(), response: z.string(), ...JudgeFields });
+export const JudgeScoreBatchParamsSchema = z.strictObject({ host: HostSchema.optional(), items: z.array(z.unknown()), ...JudgeFields });
+
+function requireJudge(context: ServiceContext, endpoints: z.infer<typeof JudgeFields.endpoints>): JudgeRuntime {
+  const judge = context.judgeFor(endpoints);
+  if (judge === undefined) {
+    throw new GearError('usage', ['endpoints'], 'this server has no judge: start it with --judge-url URL (or GEAR_JUDGE_URL), or pass endpoints in the call');
+  }
+  return judge;
+}
+
+/** The host.score result of a judged response, plus what the judge did. */
+function resultOf(result: JudgeResult) {
+  return {
+    host: result.host,
+    reward: result.reward,
+    nativeReward: result.nativeReward,
+    method: result.method,
+    effective: result.criteria.map((c) => c.effective),
+    judgments: result.criteria.map(({ effective: _effective, ...judgment }) => judgment),
+    failedCriteria: result.failedCriteria,
+    extras: result.extras,
+    judge: result.judge,
+  };
+}
+
+interface Defaults {
+  readonly host: SupportedHost | undefined;
+  readonly aggregator: z.infer<typeof AggregatorNameSchema>;
+  readonly options: ResolvedOptions;
+}
+
+async function judgeItem(context: ServiceContext, judge: JudgeRuntime, input: unknown, defaults: Defaults, judgeOptions: z.infer<typeof JudgeOptionsSchema> | undefined, at: readonly (string | number)[]) {
+  const item = parseWith(JudgeItemSchema, input, at);
+  const host = item.host ?? defaults.host;
+  if (host === undefined) throw new GearError('invalid_input', [...at, 'host'], 'missing: give host per item or for the batch');
+  const options = item.options === undefined ? defaults.options : resolveOptions(item.options, [...at, 'options']);
+  const adapter = context.adapterFor(host, item.aggregator ?? defaults.aggregator, options);
+  try {
+    return { ...(item.id === undefined ? {} : { id: item.id }), ...resultOf(await judge.judge(adapter, item.row, item.response, judgeOptions)) };
+  } catch (error) {
+    if (error instanceof GearError && error.code === 'invalid_input') throw error.under([...at, 'row']);
+    throw error;
+  }
+}
+
+export const judgeScore = defineMethod({
+  name: 'judge.score',
+  params: JudgeScoreParamsSchema,
+  handle: async (params, context) => {
+    const judge = requireJudge(context, params.endpoints);
+    const defaults = { host: params.host, aggregator: params.aggregator ?? 'gear', options: resolveOptions(params.options) } as const;
+    return judgeItem(context, judge, { host: params.host, row: params.row, response: params.response }, defaults, params.judge, []);
+  },
+});
+
+export const judgeScoreBatch = defineMethod({
+  name: 'judge.scoreBatch',
+  params: JudgeScoreBatchParamsSchema,
+  handle: async (params, context) => {
+    checkBatchSize(params.items, context);
+    const judge = requireJudge(context, params.endpoints);
+    const defaults = { host: params.host, aggregator: params.aggregator ?? 'gear', options: resolveOptions(params.options) } as const;
+    // Every item's requests go out together; the transport's per-endpoint limits pace them.
+    const results = await Promise.all(
+      params.items.map(async (item, index) => {
+        try {
+          return { index, ...(await judgeItem(context, judge, item, defaults, params.judge, ['items', index])) };
+        } catch (error) {
+          return itemError(index, error);
+        }
+      }),
+    );
+    return { results };
+  },
+});
+
+export const judgeInfo = defineMethod({
+  name: 'judge.info',
+  params: z.union([z.strictObject({}), z.array(z.never()).max(0), z.undefined()]),
+  handle: (_params, context) => (context.judge === undefined ? { configured: false } : { configured: true, ...context.judge.info() }),
+});
