@@ -13,8 +13,9 @@ export interface TokenAlternatives {
  * renormalised over the two (G-Eval's reading of a score token, for a boolean). Undefined when the
  * answer carries no logprobs for that position or neither word appears among the alternatives.
  */
-export function verdictProbability(tokens: readonly TokenAlternatives[], verdict: VerdictLiteral): number | undefined {
-  let offset = 0;
+export function verdictProbability(tokens: readonly TokenAlternatives[], verdict: VerdictLiteral, contentStart = 0): number | undefined {
+  // Offsets are in the answer's content; the tokens may carry text before it (a stripped newline).
+  let offset = -contentStart;
   for (const token of tokens) {
     const end = offset + token.token.length;
     if (verdict.offset >= offset && verdict.offset < end) {
@@ -38,6 +39,8 @@ export function verdictProbability(tokens: readonly TokenAlternatives[], verdict
   return undefined;
 }
 
+/** JSON allows whitespace before a value, so " true" after `":` is as much a "true" as "true". */
 function spellsStartOf(piece: string, word: string): boolean {
-  return word.startsWith(piece) || piece.startsWith(word);
+  const bare = piece.trimStart();
+  return bare !== '' && (word.startsWith(bare) || bare.startsWith(word));
 }

@@ -11,11 +11,14 @@ export function logprobPs(content: string, tokens: readonly TokenAlternatives[] 
   const out: (number | undefined)[] = new Array<number | undefined>(criteriaCount).fill(undefined);
   if (tokens === undefined || tokens.length === 0) return out;
   const verdicts = findVerdictLiterals(content);
+  // Where the content starts in the generated text (servers and the transport may trim around it).
+  const generated = tokens.map((t) => t.token).join('');
+  const start = Math.max(0, generated.indexOf(content.trim()) - (content.length - content.trimStart().length));
   for (let k = 0; k < criteriaCount; k++) {
     const keyed = verdicts.find((v) => v.path.length === 1 && v.path[0] === String(k + 1));
     const single = criteriaCount === 1 ? verdicts.find((v) => v.path.length === 0) : undefined;
     const verdict = keyed ?? single;
-    if (verdict !== undefined) out[k] = verdictProbability(tokens, verdict);
+    if (verdict !== undefined) out[k] = verdictProbability(tokens, verdict, start);
   }
   return out;
 }
