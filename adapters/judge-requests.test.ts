@@ -96,3 +96,18 @@ describe('RubricAdapter.score', () => {
     expect(result.judgments[0]).toMatchObject({ p: 1, status: 'ok' });
   });
 });
+
+describe('hostile rows', () => {
+  it('refuses points that are not finite before they reach a prompt ("1e400" is Infinity)', () => {
+    for (const format of [createOfficialGearFormat(), createScoredFormat('writingbench'), createScoredFormat('plawbench')]) {
+      const row = { prompt: officialRow.prompt, reward_model: { rubrics: [{ criterion: 'a', points: '1e400' }] } };
+      expect(() => format.parseRow(row)).toThrowError(expect.objectContaining({ code: 'invalid_input', path: ['reward_model', 'rubrics', 0, 'points'] }));
+    }
+  });
+
+  it('reads a score_type that is not a string as no score type (never calls its toString)', () => {
+    const format = createScoredFormat('plawbench');
+    const row = format.parseRow({ prompt: officialRow.prompt, reward_model: { rubrics: [{ criterion: '(+2分) a', points: 2, tags: { score_type: { toString: 1 } } }] } });
+    expect(row.items[0]).toMatchObject({ scoreType: 'partial_points', maxScore: 2 });
+  });
+});

@@ -1,3 +1,5 @@
+export { HOST_READING_TABLES, type HostReadingCase, type HostReadingTable, type Reading, type Divergence } from './host-readings.js';
+
 /**
  * Ways a judge's output goes wrong, applied to a well-formed output object keyed "1".."n".
  * Each returns the raw text and the keys whose judgment a strict reader can no longer trust

@@ -88,6 +88,10 @@ function coerce(value: PyValue, item: ScoredJudgedItem, mode: ScoredMode): PyDic
   if (typeof value === 'number') return coerceNumber(value, item, mode);
   if (typeof value === 'string') {
     const word = subitemBool(value);
+    // "1" on a 1-10 scale is a score of 1 to the judge but "met" (full marks) to the host's word list.
+    if (word !== undefined && mode === 'normalized' && /^[01]$/.test(pyStrip(value))) {
+      return unread('invalid-value', `judgment "${pyStrip(value)}" is ambiguous: a score or a yes/no verdict`);
+    }
     if (word !== undefined) return dictOf('criteria_met', word);
     const x = pyFloat(value);
     if (x === undefined) return unread('invalid-value', `judgment ${describePyValue(value)} is neither a number nor a yes/no word`);
