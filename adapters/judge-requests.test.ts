@@ -88,8 +88,7 @@ describe('planning, building and reading one judge request at a time', () => {
 describe('RubricAdapter.score', () => {
   it('builds no prompt and counts the criteria it could not read', () => {
     const adapter = resolveAdapter(createGearContainer('flat'), 'gear');
-    const row = adapter.format.parseRow(officialRow);
-    const n = row.reading.rubric.criteria.length;
+    const n = adapter.format.toRubric(adapter.format.parseRow(officialRow)).criteria.length;
     const result = adapter.score({ row: officialRow, judgeOutputs: ['{"1": {"criteria_met": true, "prob_met": 1}}'] });
     expect(result.requestCount).toBe(1);
     expect(result.failedCriteria).toBe(n - 1);
