@@ -88,11 +88,25 @@ describe('planning, building and reading one judge request at a time', () => {
 describe('RubricAdapter.score', () => {
   it('builds no prompt and counts the criteria it could not read', () => {
     const adapter = resolveAdapter(createGearContainer('flat'), 'gear');
-    const row = adapter.format.parseRow(officialRow);
-    const n = row.reading.rubric.criteria.length;
+    const n = adapter.format.toRubric(adapter.format.parseRow(officialRow)).criteria.length;
     const result = adapter.score({ row: officialRow, judgeOutputs: ['{"1": {"criteria_met": true, "prob_met": 1}}'] });
     expect(result.requestCount).toBe(1);
     expect(result.failedCriteria).toBe(n - 1);
     expect(result.judgments[0]).toMatchObject({ p: 1, status: 'ok' });
+  });
+});
+
+describe('hostile rows', () => {
+  it('refuses points that are not finite before they reach a prompt ("1e400" is Infinity)', () => {
+    for (const format of [createOfficialGearFormat(), createScoredFormat('writingbench'), createScoredFormat('plawbench')]) {
+      const row = { prompt: officialRow.prompt, reward_model: { rubrics: [{ criterion: 'a', points: '1e400' }] } };
+      expect(() => format.parseRow(row)).toThrowError(expect.objectContaining({ code: 'invalid_input', path: ['reward_model', 'rubrics', 0, 'points'] }));
+    }
+  });
+
+  it('reads a score_type that is not a string as no score type (never calls its toString)', () => {
+    const format = createScoredFormat('plawbench');
+    const row = format.parseRow({ prompt: officialRow.prompt, reward_model: { rubrics: [{ criterion: '(+2分) a', points: 2, tags: { score_type: { toString: 1 } } }] } });
+    expect(row.items[0]).toMatchObject({ scoreType: 'partial_points', maxScore: 2 });
   });
 });

@@ -128,12 +128,43 @@ describe('gear conformance', () => {
     const run = gear(['conformance', '--adapter', 'merf']);
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('merf: 126 cases, 5 of 5 checks passed');
-    expect(run.stdout).toMatch(/pass {2}hostile judge output is read strictly\s+\d+ comparisons/);
+    expect(run.stdout).toMatch(/pass {2}hostile judge output never throws nor reads what the text does not say\s+\d+ comparisons/);
   });
 
   it('rejects an unknown adapter by name', () => {
     const run = gear(['conformance', '--adapter', 'verl']);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('--adapter');
+  });
+});
+
+describe('gear score --on-judge-failure (a real process)', () => {
+  // A RuscaRL row with a positive and a negative criterion; the judge's output for the penalty is prose.
+  const row = { prompt: [{ role: 'user', content: 'Leg cramps at night?' }], reward_model: { rubrics: [{ criterion: 'Says cramps are common.', points: 5 }, { criterion: 'Invents a lab value.', points: -5 }] } };
+  const line = JSON.stringify({ row, response: 'They are common.', judge_outputs: ['{"explanation": "yes", "criteria_met": true}', 'I cannot tell.'] });
+  const score = (...flags: string[]): { status: number | null; out: Record<string, unknown> } => {
+    const run = gear(['score', '--host', 'ruscarl', '--aggregator', 'flat', ...flags], `${line}\n`);
+    return { status: run.status, out: JSON.parse(run.stdout.trim()) as Record<string, unknown> };
+  };
+
+  it('counts an unread penalty as applied by default, and as dropped under the official rule', () => {
+    const pessimistic = score();
+    expect(pessimistic.status).toBe(0);
+    expect(pessimistic.out).toMatchObject({ reward: 0, native_reward: 0, failed_criteria: 1 });
+    expect((pessimistic.out['criteria'] as { p: number; met: boolean; status: string }[])[1]).toMatchObject({ p: 1, met: true, status: 'unparsable' });
+    expect(score('--on-judge-failure', 'official').out).toMatchObject({ reward: 1, native_reward: 1, failed_criteria: 1 });
+  });
+
+  it('turns the line into an error line under error, naming the criterion', () => {
+    const run = score('--on-judge-failure', 'error');
+    expect(run.status).toBe(1);
+    expect(run.out['error']).toMatchObject({ code: 'invalid_input' });
+    expect(JSON.stringify(run.out['error'])).toContain('r2 (unparsable)');
+  });
+
+  it('rejects an unknown policy before reading input', () => {
+    const run = gear(['score', '--host', 'ruscarl', '--on-judge-failure', 'lenient'], `${line}\n`);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('--on-judge-failure');
   });
 });

@@ -136,7 +136,17 @@ export function checkGearNeverAboveFlat(target: AdapterUnderTest): CheckResult {
   return { check: 'with positive weights GEAR is never above flat', checked, failures };
 }
 
-/** 4. Hostile judge output never throws; corrupted judgments are "not met" (p = 0) and reported. */
+/** Statuses of a judgment read through a repair the adapter reports (its value may differ from the clean output's). */
+const REPAIRED = new Set(['clamped', 'flipped', 'partial']);
+const READ = new Set(['ok', ...REPAIRED]);
+
+/**
+ * 4. Hostile judge output never throws, and never reads what the text does not say: a damaged
+ * judgment is either unread (not met, p = 0, an unread status for the failure policy), or read
+ * as the clean output says (the host repairs the damage: truncation, wrong keys, trailing text),
+ * or read through a reported repair (clamped, flipped, partial); every other judgment is unchanged.
+ * Each host's exact reading of such output is in host-readings.test.ts.
+ */
 export function checkHostileJudgeOutput(target: AdapterUnderTest): CheckResult {
   const adapter = target.resolve(createGearContainer('gear'));
   const single = target.layout?.kind === 'single' ? target.layout : undefined;
@@ -148,34 +158,38 @@ export function checkHostileJudgeOutput(target: AdapterUnderTest): CheckResult {
     const requests = adapter.format.buildJudgeRequests(row, c.response);
     const outputs = requests.map((q) => serialize(target.wellFormedOutput(q, caseIndex)));
     const baseline = adapter.format.parseJudgeOutputs(row, outputs);
-    requests.forEach((request, r) => {
+    requests.forEach((request) => {
       const clean = target.wellFormedOutput(request, caseIndex);
       const variants = single !== undefined ? hostileSingleVariants(clean['1'] ?? {}, single.decision) : hostileVariants(clean);
       for (const variant of variants) {
-        const damaged = outputs.slice();
-        damaged[r] = variant.text;
         let judgments: CriterionJudgment[];
         try {
-          judgments = adapter.format.parseJudgeOutputs(row, damaged);
+          judgments = adapter.format.parseJudgeOutput(row, request.criteria, variant.text);
         } catch (error) {
           failures.push(`${c.name}, ${variant.name}: threw ${String(error)}`);
           continue;
         }
         checked += 1;
         request.criteria.forEach((criterion, k) => {
-          const j = judgments[criterion];
+          const j = judgments[k];
           const before = baseline[criterion];
           const label = `${c.name}, ${variant.name}, criterion ${criterion}`;
+          if (j === undefined || j.index !== criterion) {
+            failures.push(`${label}: no judgment for the criterion`);
+            return;
+          }
+          const asClean = j.p === before?.p && j.met === before.met && READ.has(j.status);
+          const unreadCleanly = j.p === 0 && !j.met && !READ.has(j.status);
           if (variant.corrupted.has(String(k + 1))) {
-            if (j?.p !== 0 || j.met !== false || j.status === 'ok') failures.push(`${label}: read as p ${j?.p}, met ${j?.met}, status ${j?.status}`);
-          } else if (j?.p !== before?.p || j?.met !== before?.met) {
-            failures.push(`${label}: intact judgment changed from p ${before?.p} to ${j?.p}`);
+            if (!(asClean || unreadCleanly || REPAIRED.has(j.status))) failures.push(`${label}: read as p ${j.p}, met ${j.met}, status ${j.status}`);
+          } else if (!asClean) {
+            failures.push(`${label}: intact judgment changed from p ${before?.p} to ${j.p} (${j.status})`);
           }
         });
       }
     });
   });
-  return { check: 'hostile judge output is read strictly', checked, failures };
+  return { check: 'hostile judge output never throws nor reads what the text does not say', checked, failures };
 }
 
 export interface ConformanceCheck {
@@ -191,7 +205,7 @@ export const CONFORMANCE_CHECKS: readonly ConformanceCheck[] = [
   named(checkOnlyScalarChanges, 'swapping the scalarizer changes only the scalar'),
   named(checkLosslessGearIsNative, 'GEAR with an empty graph or retention 1 equals native'),
   named(checkGearNeverAboveFlat, 'with positive weights GEAR is never above flat'),
-  named(checkHostileJudgeOutput, 'hostile judge output is read strictly'),
+  named(checkHostileJudgeOutput, 'hostile judge output never throws nor reads what the text does not say'),
 ];
 
 /** Every conformance check on one adapter. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createPrng } from '../core/index.js';
 import type { JudgeRequest } from '../adapters/host-adapter.js';
 import { loadBundledRubrics, type BundledRubric } from './fixtures-loader/bundled-rubrics.js';
-import { fixturesDir } from './fixtures-loader/fixtures-dir.js';
+import { fixturesDir, localRubricDataDir } from './fixtures-loader/fixtures-dir.js';
 import type { AdapterCase } from './checks.js';
 
 const RESPONSES = 3;
@@ -49,10 +49,11 @@ export function bundledCases(
   return cases;
 }
 
-/** PLawBench rows from ../shared when present (the data has no license, so gear does not ship it). */
+/** PLawBench rows from a shared/rubric-data/plawbench folder above the package when present (the data has no license, so gear does not ship it). */
 export function localPlawBenchRows(): { prompt: { role: 'user'; content: string }[]; reward_model: unknown }[] {
-  const path = join(fixturesDir(), '..', '..', '..', 'shared', 'rubric-data', 'plawbench', 'practical_case_analysis_first20.jsonl');
-  if (!existsSync(path)) return [];
+  const dir = localRubricDataDir('plawbench');
+  const path = dir === undefined ? undefined : join(dir, 'practical_case_analysis_first20.jsonl');
+  if (path === undefined || !existsSync(path)) return [];
   return readFileSync(path, 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')

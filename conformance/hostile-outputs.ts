@@ -1,3 +1,5 @@
+export { HOST_READING_TABLES, type HostReadingCase, type HostReadingTable, type Reading, type Divergence } from './host-readings.js';
+
 /**
  * Ways a judge's output goes wrong, applied to a well-formed output object keyed "1".."n".
  * Each returns the raw text and the keys whose judgment a strict reader can no longer trust
@@ -50,7 +52,7 @@ export function hostileVariants(output: Output): HostileOutput[] {
   add('out-of-range numbers', JSON.stringify(mapFields(output, [first], (v) => (typeof v === 'number' ? v + 100 : v))), hasNumbers({ [first]: output[first] as Record<string, unknown> }) ? [first] : []);
   add('negative numbers', JSON.stringify(mapFields(output, [first], (v) => (typeof v === 'number' ? -1 - v : v))), hasNumbers({ [first]: output[first] as Record<string, unknown> }) ? [first] : []);
   add('polarity words instead of booleans', JSON.stringify(mapFields(output, [first], (v) => (typeof v === 'boolean' ? (v ? 'PRESENT' : 'NOT_PRESENT') : v))), hasBooleans(output[first]) ? [first] : []);
-  add('judgment that is not an object', JSON.stringify({ ...output, [first]: 'yes' }), [first]);
+  add('judgment that is neither an object nor a verdict word', JSON.stringify({ ...output, [first]: 'see above' }), [first]);
   return variants;
 }
 
@@ -73,7 +75,7 @@ export function hostileSingleVariants(fields: Record<string, unknown>, decision:
     { name: 'prose only', text: 'The criterion is met.', corrupted: one },
     { name: 'wrong key for the verdict', text: JSON.stringify(Object.fromEntries(Object.entries(fields).map(([k, v]) => [k === decision ? `${k}_` : k, v]))), corrupted: one },
     { name: 'missing verdict', text: JSON.stringify(Object.fromEntries(Object.entries(fields).filter(([k]) => k !== decision))), corrupted: one },
-    { name: 'duplicated verdict', text: `${json.slice(0, -1)},${JSON.stringify(decision)}:${JSON.stringify(typeof verdict === 'boolean' ? !verdict : verdict)}}`, corrupted: one },
+    { name: 'duplicated verdict (same value)', text: `${json.slice(0, -1)},${JSON.stringify(decision)}:${JSON.stringify(verdict)}}`, corrupted: one },
     { name: 'string for the boolean', text: withVerdict(String(verdict)), corrupted: one },
     { name: 'number for the boolean', text: withVerdict(verdict === true ? 1 : 0), corrupted: one },
     { name: 'NaN for the verdict', text: json.replace(new RegExp(`"${decision}":[^,}]*`), `"${decision}":NaN`), corrupted: one },
@@ -83,8 +85,11 @@ export function hostileSingleVariants(fields: Record<string, unknown>, decision:
   return variants;
 }
 
+/** Whether a number occurs anywhere in the judgments (subitem answers nest them). */
 function hasNumbers(output: Output): boolean {
-  return Object.values(output).some((fields) => Object.values(fields).some((v) => typeof v === 'number'));
+  const walk = (value: unknown): boolean =>
+    typeof value === 'number' || (typeof value === 'object' && value !== null && Object.values(value).some(walk));
+  return walk(output);
 }
 
 function hasBooleans(fields: Record<string, unknown> | undefined): boolean {

@@ -86,6 +86,11 @@ export function conformanceTarget(host: SupportedHost): AdapterUnderTest {
           request.criteria.map((criterion, k) => {
             const item = row.items[criterion];
             const p = judgedScore(caseIndex, criterion);
+            if (host === 'plawbench') {
+              // PLawBench's default judge answers a probability per "(+N分)" subitem.
+              const subitems = (item?.subitems ?? []).map((_, j) => [String(j + 1), { prob_met: judgedScore(caseIndex, criterion * 31 + j) }]);
+              return [String(k + 1), { subitems: Object.fromEntries(subitems) }];
+            }
             if (item?.scoreType === 'scale_1_10') return [String(k + 1), { score: 1 + Math.round(p * 9) }];
             return [String(k + 1), { awarded_points: Math.round(p * (item?.maxScore ?? 0)) }];
           }),

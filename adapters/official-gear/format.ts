@@ -29,6 +29,10 @@ export function parseOfficialRow(input: unknown): ParsedOfficialRow {
   } catch (error) {
     throw error instanceof GearError ? error.under(['reward_model']) : error;
   }
+  // Points reach prompts through Python's float repr: a string like "1e400" must not arrive as Infinity.
+  reading.rubric.criteria.forEach((c, i) => {
+    if (!Number.isFinite(c.weight)) throw new GearError('invalid_input', ['reward_model', 'rubrics', i, 'points'], 'must be a finite number');
+  });
   return { conversation: row.prompt, reading, rawRubrics: (row.reward_model as { rubrics: unknown[] }).rubrics };
 }
 
@@ -39,13 +43,37 @@ export interface OfficialGearRow {
   readonly judged: readonly number[];
 }
 
-/** Whether the official code checks this item with a rule function instead of the LLM judge. */
+/**
+ * Whether the official code checks this item with a rule function instead of the LLM judge
+ * (`tags.verifier == "rule"` and a truthy `tags.function`; list tags "key:value" read as
+ * RubricItem.from_dict reads them).
+ */
 export function isRuleVerified(item: unknown): boolean {
   if (typeof item !== 'object' || item === null) return false;
-  const tags = (item as { tags?: unknown }).tags;
-  if (typeof tags !== 'object' || tags === null || Array.isArray(tags)) return false;
-  const t = tags as Record<string, unknown>;
-  return t['verifier'] === 'rule' && Boolean(t['function']);
+  const tags = tagsOf((item as { tags?: unknown }).tags);
+  return tags.get('verifier') === 'rule' && pyTruthy(tags.get('function'));
+}
+
+function tagsOf(tags: unknown): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  if (Array.isArray(tags)) {
+    for (const tag of tags) {
+      if (typeof tag !== 'string') continue;
+      const at = tag.indexOf(':');
+      if (at >= 0) out.set(tag.slice(0, at), tag.slice(at + 1));
+      else out.set(tag, true);
+    }
+  } else if (typeof tags === 'object' && tags !== null) {
+    for (const [key, value] of Object.entries(tags)) out.set(key, value);
+  }
+  return out;
+}
+
+/** Python's truthiness of a JSON value. */
+function pyTruthy(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === 'object' && value !== null) return Object.keys(value).length > 0;
+  return Boolean(value);
 }
 
 export const RULE_VERIFIED_DETAIL = 'rule-verified criterion: gear does not run rule functions';

@@ -16,8 +16,8 @@ describe('RuscaRL scaffold text', () => {
     expect(message).toBe(
       'You are a helpful assistant. For this question, please consider the following evaluation criteria:\n\n' +
         'IMPORTANT POINTS TO INCLUDE (you should aim to address these):\n' +
-        'Criterion 1: Says calcium is normal. (worth 8 points)\nCriterion 2: Recommends stretching. (worth 6 points)\n\n' +
-        'IMPORTANT POINTS TO AVOID (you should not do these):\nCriterion 1: Invents a lab value. (penalty: 5 points)\n\n' +
+        'Criterion 1: Says calcium is normal. (worth 8.0 points)\nCriterion 2: Recommends stretching. (worth 6.0 points)\n\n' +
+        'IMPORTANT POINTS TO AVOID (you should not do these):\nCriterion 1: Invents a lab value. (penalty: 5.0 points)\n\n' +
         "Please provide a comprehensive and helpful response that addresses the user's concerns while following the above guidelines.\n\n" +
         'IMPORTANT: Do not mention or reference these evaluation criteria in your response. Do not indicate that you have seen any scoring rubric or evaluation guidelines. Your response should appear natural and spontaneous. Revealing that you have access to evaluation criteria would be considered cheating and is strictly prohibited.',
     );

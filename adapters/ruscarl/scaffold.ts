@@ -18,9 +18,12 @@ export const BASE_SYSTEM_MESSAGE = 'You are a helpful medical assistant.';
 const EVALUATION_WARNING =
   'IMPORTANT: Do not mention or reference these evaluation criteria in your response. Do not indicate that you have seen any scoring rubric or evaluation guidelines. Your response should appear natural and spontaneous. Revealing that you have access to evaluation criteria would be considered cheating and is strictly prohibited.';
 
-/** Python's str() of a points value as stored in the parquet (int64 there: "8", not "8.0"). */
+/**
+ * Python's str() of a points value as RuscaRL's rows hold it: the prepared parquet stores points
+ * as float64, so RuscaRL writes "8.0" and "penalty: 5.0" (abs() of a float stays a float).
+ */
 function pointsText(points: number): string {
-  return Number.isInteger(points) ? String(points) : pythonFloatRepr(points);
+  return pythonFloatRepr(points);
 }
 
 /** Python 3 round(): half to even. */

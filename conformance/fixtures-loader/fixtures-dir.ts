@@ -13,3 +13,18 @@ export function fixturesDir(): string {
     dir = parent;
   }
 }
+
+/**
+ * A folder of the development machine's unshipped rubric data (shared/rubric-data/<name>) in the
+ * package's directory or any parent, or undefined (e.g. PLawBench, whose data has no license).
+ */
+export function localRubricDataDir(name: string): string | undefined {
+  let dir = dirname(fixturesDir());
+  for (;;) {
+    const candidate = join(dir, 'shared', 'rubric-data', name);
+    if (existsSync(candidate)) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
