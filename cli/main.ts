@@ -10,6 +10,7 @@ import { runScore } from './commands/score.js';
 import { conformanceReports, renderConformance } from './commands/conformance.js';
 import { runServe } from './commands/serve.js';
 import { runJudge } from './commands/judge.js';
+import { sampleRowLines } from './commands/sample-rows.js';
 import { JUDGE_FLAGS, judgeConfigFromFlags } from './options/judge-flags.js';
 import { SUPPORTED_HOSTS, type SupportedHost } from '../adapters/container.js';
 import { ON_JUDGE_FAILURE_VALUES, type OnJudgeFailure } from '../adapters/judge-output/failure-policy.js';
@@ -68,6 +69,12 @@ const COMMAND_HELP: Readonly<Record<string, string>> = {
       top_k 20, max_tokens 1024, Qwen3 thinking off), seed 0, 2 re-asks of unread criteria, and an
       unread criterion counts against the response (pessimistic). Also reads GEAR_JUDGE_URL,
       GEAR_JUDGE_MODEL, GEAR_JUDGE_API_KEY, GEAR_JUDGE_MAX_CONCURRENT, GEAR_JUDGE_TIMEOUT, GEAR_JUDGE_CACHE.
+`,
+  'sample-rows': `  gear sample-rows [--host gear|ruscarl] [--limit N] [--responses N]
+      Prints gear judge input lines from the bundled HealthBench rows (MIT): each row in the host's
+      format (gear: official GEAR rows with the hand-annotated graph) with real responses from the
+      data set (the physicians' ideal completion, then the reference completions). Defaults: gear,
+      all rows, 2 responses each.
 `,
   'agreement': `  gear agreement [--responses N] [--seed S]
       The paper's exact-inference agreement table on the bundled rubrics.
@@ -234,6 +241,15 @@ async function main(argv: string[]): Promise<number> {
       stderr: process.stderr,
     });
     return bad > 0 ? 1 : 0;
+  }
+  if (command === 'sample-rows') {
+    const { values } = parseArgs({ args: rest, options: { host: { type: 'string' }, limit: { type: 'string' }, responses: { type: 'string' } }, strict: true });
+    const host = values.host ?? 'gear';
+    if (host !== 'gear' && host !== 'ruscarl') throw new GearError('usage', ['--host'], `must be gear or ruscarl, got "${host}"`);
+    for (const line of sampleRowLines({ host, limit: intFlag('--limit', values.limit, Number.MAX_SAFE_INTEGER, 1), responses: intFlag('--responses', values.responses, 2, 1) })) {
+      if (!process.stdout.write(`${line}\n`)) await new Promise((resolve) => process.stdout.once('drain', resolve));
+    }
+    return 0;
   }
   if (command === 'sample-input') {
     const { values } = parseArgs({
