@@ -7,25 +7,35 @@ import type { JudgeRuntimeInfo } from '../../judge/judge-runtime.js';
  */
 export class JudgeProgress {
   private rows = 0;
+  private errors = 0;
   private last = 0;
   private readonly started = performance.now();
+  /** A slow judge may finish no row for minutes: a timer keeps the line coming meanwhile. */
+  private readonly timer: NodeJS.Timeout;
 
   constructor(
     private readonly label: string,
     private readonly stream: NodeJS.WriteStream,
     private readonly info: () => JudgeRuntimeInfo,
-  ) {}
+  ) {
+    this.timer = setInterval(() => this.draw(), this.stream.isTTY === true ? 1000 : 10_000);
+    this.timer.unref();
+  }
 
   rowDone(errors: number): void {
     this.rows++;
-    const now = performance.now();
+    this.errors = errors;
+    if (performance.now() - this.last >= (this.stream.isTTY === true ? 250 : 10_000)) this.draw();
+  }
+
+  private draw(): void {
+    this.last = performance.now();
     const tty = this.stream.isTTY === true;
-    if (now - this.last < (tty ? 250 : 10_000)) return;
-    this.last = now;
-    this.stream.write(`${tty ? '\r' : ''}${this.line(errors)}${tty ? '\u001b[K' : '\n'}`);
+    this.stream.write(`${tty ? '\r' : ''}${this.line(this.errors)}${tty ? '\u001b[K' : '\n'}`);
   }
 
   finish(lines: number, errors: number): void {
+    clearInterval(this.timer);
     if (this.stream.isTTY === true) this.stream.write('\r\u001b[K');
     this.stream.write(`${this.line(errors)} (${lines} lines read)\n`);
   }
@@ -36,7 +46,7 @@ export class JudgeProgress {
     const t = info.totals;
     const rate = seconds > 0 ? (this.rows / seconds).toFixed(2) : '0';
     return (
-      `${this.label}: ${this.rows} rows (${rate}/s), ${errors} errors, ${t.requests - t.cacheHits} LLM calls, ` +
+      `${this.label}: ${this.rows} rows (${rate}/s), ${errors} errors, ${info.inFlight} rows judging, ${t.requests - t.cacheHits} LLM calls, ` +
       `${t.cacheHits} cache hits, ${t.reasks} re-asks, ${t.failedCriteria} failed criteria, ` +
       `${t.promptTokens + t.completionTokens} tokens, ${seconds.toFixed(1)} s`
     );
