@@ -28,8 +28,12 @@ const env = (name: string, fallback: number): number => Number(process.env[name]
 /** Per request on a working endpoint, and requests it serves at once (vLLM's --max-num-seqs). */
 const LATENCY_MS = env('GEAR_BENCH_JUDGE_LATENCY_MS', 200);
 const SLOTS = env('GEAR_BENCH_JUDGE_SLOTS', 8);
-/** gear's maxConcurrent per endpoint. */
-const MAX_CONCURRENT = env('GEAR_BENCH_JUDGE_MAX_CONCURRENT', SLOTS);
+/**
+ * gear's maxConcurrent per endpoint: twice the server's slots, so the server always has the next
+ * request queued (a freed slot never waits for a client round trip) while a slow endpoint holds
+ * few requests when the step ends. The official client keeps 32 threads per URL.
+ */
+const MAX_CONCURRENT = env('GEAR_BENCH_JUDGE_MAX_CONCURRENT', 2 * SLOTS);
 /** The official client gets this many times the ideal before its run is cut off. */
 const OFFICIAL_CAP_X = env('GEAR_BENCH_OFFICIAL_CAP_X', 4);
 /** A judge reply in the official format (the fake endpoint's answer to every request). */
@@ -104,8 +108,8 @@ export interface ScenarioResult {
 
 async function runGear(scenario: Scenario, requests: readonly ChatMessage[][]): Promise<ScenarioResult['gear']> {
   return withFakeEndpoints(scenario.endpoints, async (endpoints) => {
-    // Defaults (300 s request timeout, breaker, hedging) except: as many outstanding requests per
-    // endpoint as it has slots, and the vLLM load figures the official client also reads.
+    // Defaults (300 s request timeout, breaker, hedging) except maxConcurrent, and the vLLM load
+    // figures the official client also reads.
     const transport = new JudgeTransport({ endpoints: endpoints.urls.map((url) => ({ url, maxConcurrent: MAX_CONCURRENT, metrics: true })) });
     const start = performance.now();
     const results = await Promise.allSettled(requests.map((messages) => transport.complete({ messages, decoding: OFFICIAL_DECODING })));
@@ -167,12 +171,15 @@ export async function benchJudgeRouting(log: (line?: string) => void): Promise<S
   const chars = requests.reduce((s, m) => s + (m[0]?.content.length ?? 0), 0) / requests.length;
   log(
     `judge routing: one GRPO step, ${requests.length} judge requests (${PROMPTS} HealthBench prompts x ${ROLLOUTS}, one request per response, ` +
-      `${Math.round(chars)} chars each), 2 endpoints of ${SLOTS} slots x ${LATENCY_MS} ms`,
+      `${Math.round(chars)} chars each), 2 endpoints of ${SLOTS} slots x ${LATENCY_MS} ms; gear maxConcurrent ${MAX_CONCURRENT} per endpoint, ` +
+      `official ${process.env['GEAR_MAX_CONCURRENT_WORKERS'] ?? '32'} workers per URL`,
   );
   if (officialRepo === undefined) log('official: set GEAR_OFFICIAL_REPO=/path/to/GEAR (a checkout of LvCan926/GEAR) to run VLLMSampler on the same endpoints');
   const head = `${'scenario'.padEnd(20)}${'ideal s'.padStart(8)}${'gear s'.padStart(8)}${'gear/ideal'.padStart(11)}${'official s'.padStart(11)}${'official/ideal'.padStart(15)}${'gear/official'.padStart(14)}  notes`;
   log(head);
   log('-'.repeat(head.length));
+  // Untimed: compiles the client's hot paths, as any training step after the first finds them.
+  await runGear({ name: 'warm-up', endpoints: [{ content: JUDGE_REPLY }, { content: JUDGE_REPLY }], idealMs: 0 }, requests.slice(0, 256));
   const results: ScenarioResult[] = [];
   for (const scenario of scenarios(requests.length)) {
     const gear = await runGear(scenario, requests);
