@@ -247,7 +247,8 @@ class CallRun {
       const timeoutMs = Math.max(1, Math.min(transport.config.requestTimeoutMs, this.deadline - sentAt));
       const reply = await exchangeChat(endpoint.client, { ...this.body, model: endpoint.config.model }, { timeoutMs, signal: attempt.controller.signal });
       const latencyMs = transport.now() - sentAt;
-      if (charged > 0) void endpoint.limits.settle(charged, reply.promptTokens + reply.completionTokens);
+      // The correction is bookkeeping: a limiter already stopped by close() has nothing to correct.
+      if (charged > 0) endpoint.limits.settle(charged, reply.promptTokens + reply.completionTokens).catch(() => {});
       return { reply, latencyMs };
     } catch (error) {
       return classifyFailure(error, transport.now());
