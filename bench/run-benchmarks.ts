@@ -19,6 +19,8 @@ import {
 import { loadBundledRubrics } from '../conformance/fixtures-loader/bundled-rubrics.js';
 import { measureNsPerOp } from './measure.js';
 import { timeGrpoStepOverBridge } from './grpo-step-bridge.js';
+import { benchJudgeRouting, grpoStepJudgeRequests } from './judge-routing.js';
+import { benchJudgeClientOverhead } from './judge-client-overhead.js';
 
 interface Case {
   readonly compiled: CompiledRubric;
@@ -156,6 +158,10 @@ async function main(): Promise<void> {
     const glue = step.python_per_call_ms / step.bridge_ms;
     log(`  with VERL's batch glue (row reading included): ${glue.toFixed(2)}x -> ${glue >= 2 ? 'met' : 'NOT met'}`);
   }
+  log();
+  await benchJudgeRouting(log);
+  log();
+  await benchJudgeClientOverhead(grpoStepJudgeRequests(), log);
 }
 
 await main();

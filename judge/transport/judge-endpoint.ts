@@ -111,9 +111,12 @@ export class JudgeEndpoint {
       this.breaker = breakerInconclusive(this.breaker, probe);
     } else {
       const { failure } = result;
-      if (failure.kind === 'rate-limited') {
-        this.rateLimitedUntil = Math.max(this.rateLimitedUntil, now + (failure.retryAfterMs ?? 0));
+      // A Retry-After (on a 429, or a 503) keeps traffic away until it passes.
+      if (failure.retryAfterMs !== undefined && failure.retryAfterMs > 0) {
+        this.rateLimitedUntil = Math.max(this.rateLimitedUntil, now + failure.retryAfterMs);
         this.deps.emit({ type: 'rate-limited', endpoint: this.url, until: this.rateLimitedUntil });
+      }
+      if (failure.kind === 'rate-limited') {
         this.breaker = breakerInconclusive(this.breaker, probe);
       } else if (countsAgainstBreaker(failure.kind)) {
         this.failed(probe, now);

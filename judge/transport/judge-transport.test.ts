@@ -20,7 +20,11 @@ async function server(behaviour: Partial<FaultBehaviour> = {}): Promise<FaultSer
   return s;
 }
 
-/** Small delays so the suite stays fast; breaker and hedge knobs scaled to match. */
+/**
+ * Small delays so the suite stays fast; breaker knobs scaled to match. Hedging keeps its 1 s
+ * minimum delay (a cold client on a busy machine can take a few hundred ms for its first
+ * requests); the tests about hanging endpoints lower it.
+ */
 function transport(urls: string[], overrides: Partial<TransportConfigInput> = {}, events?: TransportEvent[]): JudgeTransport {
   const t = new JudgeTransport(
     {
@@ -29,7 +33,7 @@ function transport(urls: string[], overrides: Partial<TransportConfigInput> = {}
       deadlineMs: 40_000,
       backoff: { baseMs: 20, capMs: 100 },
       breaker: { consecutiveFailures: 3, baseEjectionMs: 300, maxEjectionMs: 1200 },
-      hedge: { minDelayMs: 150, maxHedgeFraction: 1 },
+      hedge: { maxHedgeFraction: 1 },
       ...overrides,
     },
     events === undefined ? {} : { log: (e) => events.push(e) },
@@ -41,6 +45,11 @@ function transport(urls: string[], overrides: Partial<TransportConfigInput> = {}
 const call = (text = 'judge this'): ChatCall => ({ messages: [{ role: 'user', content: text }], decoding: OFFICIAL_DECODING });
 
 const runAll = (t: JudgeTransport, n: number): Promise<ChatAnswer[]> => Promise.all(Array.from({ length: n }, (_, i) => t.complete(call(`call ${i}`))));
+
+/** Polls until `cond` holds (bounded: the test fails on its assertion after 5 s). */
+async function until(cond: () => boolean): Promise<void> {
+  for (let waited = 0; !cond() && waited < 5000; waited += 5) await new Promise((r) => setTimeout(r, 5));
+}
 
 async function failureOf(promise: Promise<unknown>): Promise<JudgeTransportError> {
   try {
@@ -107,8 +116,10 @@ describe('JudgeTransport on a healthy endpoint', () => {
   it('spreads calls over endpoints by fewest outstanding requests', async () => {
     const a = await server({ latencyMs: 40 });
     const b = await server({ latencyMs: 40 });
-    const t = transport([a.url, b.url]);
+    // Room for all 16 at once: each goes where fewer are outstanding, ties to the least recently used.
+    const t = transport([a.url, b.url], { endpoints: [{ url: a.url, maxConcurrent: 16 }, { url: b.url, maxConcurrent: 16 }] });
     await runAll(t, 16);
+    expect(t.info().totals.hedges).toBe(0);
     expect(a.stats.requests.length).toBe(8);
     expect(b.stats.requests.length).toBe(8);
   });
@@ -129,13 +140,15 @@ describe('JudgeTransport under faults: every call completes', () => {
     it(`when one endpoint ${label}`, async () => {
       const good = await server({ latencyMs: 30 });
       const badUrl = fault === 'refused' ? await deadPortUrl() : (await server(fault)).url;
-      const t = transport([badUrl, good.url]);
+      const t = transport([badUrl, good.url], { hedge: { minDelayMs: 300, maxHedgeFraction: 1 } });
       const answers = await runAll(t, 40);
       expect(answers.map((a) => a.content)).toEqual(Array(40).fill('ok'));
       const slowServes = fault !== 'refused' && fault.latencyMs !== undefined && fault.mode === undefined;
       if (!slowServes) expect(answers.every((a) => a.endpoint === good.url)).toBe(true);
       else expect(answers.filter((a) => a.endpoint === badUrl).length).toBeGreaterThan(0);
-      expect(good.stats.answered).toBe(answers.filter((a) => a.endpoint === good.url).length + t.info().totals.hedges - t.info().totals.hedgeWins);
+      // Every slot comes back, the cancelled copies' included.
+      await until(() => t.info().endpoints.every((e) => e.inFlight === 0));
+      expect(t.info().endpoints.map((e) => e.inFlight)).toEqual([0, 0]);
     });
   }
 });
@@ -163,7 +176,7 @@ describe('circuit breaker', () => {
     const t = transport([s.url], {}, events);
     const pending = t.complete(call());
     // Once the third failure has ejected it, the server recovers; the probe must find that.
-    while (!events.some((e) => e.type === 'ejected')) await new Promise((r) => setTimeout(r, 10));
+    await until(() => events.some((e) => e.type === 'ejected'));
     s.set({ mode: 'ok' });
     const answer = await pending;
     expect(answer.attempts).toBe(4);
@@ -175,19 +188,22 @@ describe('circuit breaker', () => {
 });
 
 describe('retries', () => {
-  it('honours Retry-After: the next request to that endpoint comes no earlier', async () => {
-    const s = await server({ mode: 'status', status: 429, retryAfter: '1' });
-    const t = transport([s.url]);
-    const pending = t.complete(call());
-    while (s.stats.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
-    s.set({ mode: 'ok' });
-    const answer = await pending;
-    const [first, second] = s.stats.requests;
-    expect(answer.retries).toBe(1);
-    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(1000);
-    expect(t.info().endpoints[0]).toMatchObject({ ejections: 0, failures: 0 });
-    expect(t.info().totals.rateLimitWaitsMs).toBeGreaterThanOrEqual(1000);
-  });
+  for (const status of [429, 503]) {
+    it(`honours Retry-After on a ${status}: the next request to that endpoint comes no earlier`, async () => {
+      const s = await server({ mode: 'status', status, retryAfter: '1' });
+      const t = transport([s.url]);
+      const pending = t.complete(call());
+      await until(() => s.stats.requests.length > 0);
+      s.set({ mode: 'ok' });
+      const answer = await pending;
+      const [first, second] = s.stats.requests;
+      expect(answer.retries).toBe(1);
+      expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(1000);
+      // A 429 is not the server failing; a 503 is.
+      expect(t.info().endpoints[0]).toMatchObject({ ejections: 0, failures: status === 429 ? 0 : 1 });
+      expect(t.info().totals.rateLimitWaitsMs).toBeGreaterThanOrEqual(1000);
+    });
+  }
 
   it('keeps traffic off a 429ing endpoint until each Retry-After (ms) passes, without ejecting it', async () => {
     const limited = await server({ mode: 'status', status: 429, retryAfterMs: '300' });
@@ -238,7 +254,7 @@ describe('retries', () => {
     const s = await server({ mode: 'hang' });
     const t = transport([s.url], { requestTimeoutMs: 100, hedge: { enabled: false }, maxAttempts: 3 });
     const pending = t.complete(call());
-    while (s.stats.requests.length < 2) await new Promise((r) => setTimeout(r, 5));
+    await until(() => s.stats.requests.length >= 2);
     s.set({ mode: 'ok' });
     const answer = await pending;
     expect(answer.attempts).toBe(3);
@@ -253,7 +269,7 @@ describe('retries', () => {
     setTimeout(() => controller.abort(), 50);
     expect((await failureOf(pending)).kind).toBe('aborted');
     // The aborted HTTP request gives its slot back as soon as the SDK has cancelled it.
-    while (t.info().endpoints[0]?.inFlight !== 0) await new Promise((r) => setTimeout(r, 5));
+    await until(() => t.info().endpoints[0]?.inFlight === 0);
     expect(t.info().endpoints[0]).toMatchObject({ inFlight: 0, failures: 0, state: 'healthy' });
   });
 });
@@ -263,13 +279,17 @@ describe('hedging', () => {
     const hang = await server({ mode: 'hang' });
     const good = await server({ latencyMs: 10 });
     const events: TransportEvent[] = [];
-    const t = transport([hang.url, good.url], { requestTimeoutMs: 60_000 }, events);
+    const t = transport([hang.url, good.url], { requestTimeoutMs: 60_000, hedge: { minDelayMs: 150, maxHedgeFraction: 1 } }, events);
     // Ties go to the first endpoint: the hanging one.
     const answer = await t.complete(call());
     expect(answer).toMatchObject({ endpoint: good.url, hedged: true, attempts: 2, retries: 0 });
     expect(t.info().totals).toMatchObject({ requests: 1, hedges: 1, hedgeWins: 1 });
     expect(events.find((e) => e.type === 'hedge')).toMatchObject({ from: hang.url, to: good.url });
     expect(hang.stats.requests.length).toBe(1);
+    // The losing copy is cancelled, not left hanging.
+    await until(() => hang.stats.abandoned > 0);
+    expect(hang.stats.abandoned).toBe(1);
+    expect(t.info().endpoints[0]).toMatchObject({ inFlight: 0, failures: 1 });
   });
 
   it('stays within maxHedgeFraction', async () => {
@@ -289,10 +309,10 @@ describe('load figures and limits', () => {
     const idle = await server({ latencyMs: 10 });
     // Another client's three requests: one running, two waiting on `busy`.
     const others = [1, 2, 3].map(() => fetch(`${busy.url}/chat/completions`, { method: 'POST', body: '{}' }).then((r) => r.text()));
-    while (busy.stats.requests.length < 3) await new Promise((r) => setTimeout(r, 5));
+    await until(() => busy.stats.requests.length >= 3);
     const t = transport([busy.url, idle.url], { endpoints: [{ url: busy.url, metrics: true }, { url: idle.url, metrics: true }] });
     await t.complete(call());
-    while (t.info().endpoints[0]?.serverLoad === null) await new Promise((r) => setTimeout(r, 5));
+    await until(() => t.info().endpoints[0]?.serverLoad !== null);
     expect(t.info().endpoints[0]?.serverLoad).toMatchObject({ running: 1, waiting: 2 });
     const answers = await runAll(t, 6);
     expect(answers.every((a) => a.endpoint === idle.url)).toBe(true);
@@ -305,7 +325,7 @@ describe('load figures and limits', () => {
     const events: TransportEvent[] = [];
     const t = transport([hang.url, good.url], { endpoints: [{ url: hang.url, metrics: true }, { url: good.url }], requestTimeoutMs: 200 }, events);
     await t.complete(call());
-    while (!events.some((e) => e.type === 'load-probe-failed')) await new Promise((r) => setTimeout(r, 10));
+    await until(() => events.some((e) => e.type === 'load-probe-failed'));
     expect(events.find((e) => e.type === 'load-probe-failed')).toMatchObject({ endpoint: hang.url, down: true });
     expect(t.info().endpoints[0]?.serverLoad).toBeNull();
     expect(t.info().endpoints[0]?.failures).toBeGreaterThanOrEqual(1);

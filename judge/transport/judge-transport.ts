@@ -46,6 +46,9 @@ export class JudgeTransport {
   readonly random: () => number;
   private readonly log: (event: TransportEvent) => void;
   private closed = false;
+  private latencySamples = 0;
+  private hedgeDelay: number | undefined;
+  private hedgeDelayAt = 0;
   private totals = { requests: 0, retries: 0, hedges: 0, hedgeWins: 0, rateLimitWaitsMs: 0 };
 
   constructor(config: TransportConfigInput, options: JudgeTransportOptions = {}) {
@@ -95,8 +98,13 @@ export class JudgeTransport {
 
   /** Run past this, an attempt gets a hedge: max(minDelayMs, multiplier x p95 over all endpoints). */
   hedgeDelayMs(): number {
-    const p95 = this.latency.quantile(0.95) ?? 0;
-    return Math.max(this.config.hedge.minDelayMs, this.config.hedge.latencyMultiplier * p95);
+    // The p95 is re-read every 16 answers, not sorted again on every attempt.
+    if (this.hedgeDelay === undefined || this.latencySamples - this.hedgeDelayAt >= 16) {
+      const p95 = this.latency.quantile(0.95) ?? 0;
+      this.hedgeDelay = Math.max(this.config.hedge.minDelayMs, this.config.hedge.latencyMultiplier * p95);
+      this.hedgeDelayAt = this.latencySamples;
+    }
+    return this.hedgeDelay;
   }
 
   /** Whether one more hedge stays within maxHedgeFraction of the calls (a probe's hedge always may). */
@@ -118,6 +126,7 @@ export class JudgeTransport {
   /** @internal */
   recordLatency(ms: number): void {
     this.latency.add(ms);
+    this.latencySamples++;
   }
 
   /** @internal */
@@ -238,7 +247,8 @@ class CallRun {
       const timeoutMs = Math.max(1, Math.min(transport.config.requestTimeoutMs, this.deadline - sentAt));
       const reply = await exchangeChat(endpoint.client, { ...this.body, model: endpoint.config.model }, { timeoutMs, signal: attempt.controller.signal });
       const latencyMs = transport.now() - sentAt;
-      if (charged > 0) void endpoint.limits.settle(charged, reply.promptTokens + reply.completionTokens);
+      // The correction is bookkeeping: a limiter already stopped by close() has nothing to correct.
+      if (charged > 0) endpoint.limits.settle(charged, reply.promptTokens + reply.completionTokens).catch(() => {});
       return { reply, latencyMs };
     } catch (error) {
       return classifyFailure(error, transport.now());

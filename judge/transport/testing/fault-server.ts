@@ -32,6 +32,8 @@ export interface FaultServerStats {
   answered: number;
   /** Most requests in slots at once. */
   maxRunning: number;
+  /** Chat requests whose client went away before an answer. */
+  abandoned: number;
 }
 
 export interface FaultServer {
@@ -69,9 +71,11 @@ function completion(content: string, body: Record<string, unknown>): Record<stri
   };
 }
 
-export async function startFaultServer(initial: Partial<FaultBehaviour> = {}): Promise<FaultServer> {
+/** `recordBodies: false` keeps only arrival times (long benchmark runs). */
+export async function startFaultServer(initial: Partial<FaultBehaviour> = {}, options: { recordBodies?: boolean } = {}): Promise<FaultServer> {
+  const recordBodies = options.recordBodies ?? true;
   const behaviour: FaultBehaviour = { ...DEFAULTS, ...initial };
-  const stats: FaultServerStats = { connections: 0, requests: [], metricsRequests: 0, answered: 0, maxRunning: 0 };
+  const stats: FaultServerStats = { connections: 0, requests: [], metricsRequests: 0, answered: 0, maxRunning: 0, abandoned: 0 };
   let running = 0;
   const line: (() => void)[] = [];
   const sockets = new Set<Socket>();
@@ -158,7 +162,10 @@ export async function startFaultServer(initial: Partial<FaultBehaviour> = {}): P
         res.writeHead(404).end();
         return;
       }
-      stats.requests.push({ at: Date.now(), body });
+      stats.requests.push({ at: Date.now(), body: recordBodies ? body : {} });
+      res.on('close', () => {
+        if (!res.writableFinished) stats.abandoned++;
+      });
       answerChat(body, res);
     });
   };
