@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { get } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RpcTestClient } from '../python-bridge/service/testing/rpc-test-client.js';
 import { loadOfficialHealthBenchRows } from './testing/healthbench-rows.js';
@@ -54,8 +55,16 @@ const comparable = (line: Line): unknown => ({
   judge: { ...line.judge, stats: { ...line.judge.stats, latencyMs: 0, cacheHits: 0 }, outputs: line.judge.outputs.map((o) => ({ ...o, cached: false, endpoint: null })) },
 });
 
+/** The server's own count of prompt tokens it has processed (a fresh connection: llama.cpp drops idle ones). */
 async function promptTokensServed(): Promise<number> {
-  const text = await (await fetch(`${llm.url.replace(/\/v1$/, '')}/metrics`)).text();
+  const text = await new Promise<string>((resolve, reject) => {
+    get(`${llm.url.replace(/\/v1$/, '')}/metrics`, { agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve(body));
+    }).on('error', reject);
+  });
   const match = /^llamacpp:prompt_tokens_total\s+([0-9.e+]+)/m.exec(text);
   if (match === null) throw new Error(`no llamacpp:prompt_tokens_total in /metrics:\n${text.slice(0, 500)}`);
   return Number(match[1]);
@@ -119,7 +128,7 @@ describe.skipIf(localLlmSkipped)('judging real HealthBench rows with a real loca
       expect(order).toEqual(['health', 'batch']);
       expect(batchResult.results.map((r) => r.reward)).toEqual(first.map((l) => l.reward));
       const info = await client.call<{ configured: boolean; responses: number; totals: { requests: number } }>('judge.info');
-      expect(info).toMatchObject({ configured: true, responses: 2 });
+      expect(info).toMatchObject({ configured: true, responses: rows.length });
       expect(info.totals.requests).toBe(first.reduce((s, l) => s + l.judge.stats.requests, 0));
       await client.close();
     } finally {
