@@ -8,7 +8,7 @@ Configure it with (verl <= 0.6 only: verl >= 0.7's ``main_ppo`` ignores these ke
     custom_reward_function.path=pkg://gear_bridge.verl.batch \\
     custom_reward_function.name=compute_score_batched
 
-It sees the whole step, so it adds ``fcp_leakage`` (false-credit propagation of the step's
+It sees the whole step, so with ``metrics`` on it adds ``fcp_leakage`` (false-credit propagation of the step's
 rubric-row judgments under the configured aggregator, the same value on every row; NaN when the
 step has no rubric rows) to every result.
 """
@@ -100,12 +100,17 @@ async def _score_all(
             guard.check(extra_info, response, path, settings.judgments_key)
         samples.append(Sample(row, response, judgment, path, (*path, settings.judgments_key)))
     rewarder = await shared_rewarder(settings, call_endpoints(settings, router.address, router.model))
-    outcomes, leakage = await asyncio.gather(rewarder.score_each(samples), _fcp_leakage(rewarder, samples))
+    if not settings.metrics:
+        outcomes = await rewarder.score_each(samples)
+        step: dict[str, float] = {}
+    else:
+        outcomes, leakage = await asyncio.gather(rewarder.score_each(samples), _fcp_leakage(rewarder, samples))
+        step = {"fcp_leakage": leakage}
     results: list[dict[str, float | int]] = []
     for outcome in outcomes:
         if isinstance(outcome, Exception):
             raise outcome
-        results.append({**outcome, "fcp_leakage": leakage})
+        results.append({**outcome, **step})
     return results
 
 

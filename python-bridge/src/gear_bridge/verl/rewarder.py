@@ -203,10 +203,10 @@ class Rewarder:
             sample = samples[index]
             if not sample.row.is_host:
                 raise RowError(
-                    (*sample.path, GEAR_KEY, "format"),
-                    f'is "{sample.row.format}": such a row holds the rubric only, not the prompt the judge needs, and has no '
-                    f"judgments at {'.'.join(str(p) for p in sample.judgment_path)}; convert the data to a host format "
-                    "(python -m gear_bridge.convert healthbench ... --format ruscarl|merf|gear) or give the judgments",
+                    sample.judgment_path,
+                    f'missing: judge scores {{"p": [...], "d": [...]}} for this response. A "{sample.row.format}" row holds the '
+                    "rubric only, not the prompt an LLM judge needs: give the judgments, or convert the data to a host "
+                    "format the judge can read (python -m gear_bridge.convert healthbench ... --format ruscarl|merf|gear)",
                 )
             items.append({"host": self.settings.host or sample.row.format, "row": sample.row.content, "response": sample.response})
         return items
