@@ -28,7 +28,6 @@ import json
 import logging
 import os
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -44,8 +43,8 @@ __all__ = ["machine_server_url", "server_directory", "read_server_file"]
 logger = logging.getLogger("gear_bridge.shared_server")
 
 _lock = threading.Lock()
-#: Keepers this process started: held (a dropped Popen of a running child warns), reaped when they end.
-_keepers: list[subprocess.Popen[bytes]] = []
+#: Keepers this process started, reaped once they end (they are meant to outlive it).
+_keepers: list[int] = []
 #: The user file each attached directory holds open and locked (per process; re-made after fork).
 _users: dict[str, tuple[int, int]] = {}
 
@@ -153,30 +152,46 @@ def _start_keeper(
         child_env["GEAR_TOKEN"] = token
     package_root = str(Path(__file__).resolve().parent.parent)
     child_env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, child_env.get("PYTHONPATH", "")) if p)
-    with open(directory / "keeper.log", "ab") as log:
-        keeper = subprocess.Popen(
+    log = os.open(directory / "keeper.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+    try:
+        pid = os.posix_spawn(
+            sys.executable,
             [sys.executable, "-m", "gear_bridge.server_keeper", str(directory)],
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
-            env=child_env,
-            start_new_session=True,  # not in the worker's process group: a worker crash leaves it running
+            child_env,
+            file_actions=[(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0), (os.POSIX_SPAWN_DUP2, log, 1), (os.POSIX_SPAWN_DUP2, log, 2)],
+            setsid=True,  # not in the worker's process group: a worker crash leaves it running
         )
-    _keepers[:] = [k for k in _keepers if k.poll() is None]
-    _keepers.append(keeper)
+    finally:
+        os.close(log)
+    _reap()
+    _keepers.append(pid)
     deadline = None if startup_timeout is None else time.monotonic() + startup_timeout + 5.0
     while True:
         info = read_server_file(directory)
-        if info is not None and info.get("keeper_pid") == keeper.pid and isinstance(info.get("url"), str):
-            logger.info("machine gear serve (keeper pid %d) listening on %s; run directory %s", keeper.pid, info["url"], directory)
+        if info is not None and info.get("keeper_pid") == pid and isinstance(info.get("url"), str):
+            logger.info("machine gear serve (keeper pid %d) listening on %s; run directory %s", pid, info["url"], directory)
             return str(info["url"])
-        code = keeper.poll()
-        if code is not None:
-            raise EmbeddedServerError(f"the gear server keeper exited with code {code} before listening:\n{_tail(directory)}")
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done == pid:
+            _keepers.remove(pid)
+            raise EmbeddedServerError(
+                f"the gear server keeper exited with code {os.waitstatus_to_exitcode(status)} before listening:\n{_tail(directory)}"
+            )
         if deadline is not None and time.monotonic() > deadline:
-            keeper.terminate()
+            os.kill(pid, 15)
             raise EmbeddedServerError(f"the gear server did not listen within {startup_timeout}s:\n{_tail(directory)}")
         time.sleep(0.02)
+
+
+def _reap() -> None:
+    """Collects the exit status of keepers that ended (no zombies)."""
+    for pid in list(_keepers):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done == pid:
+            _keepers.remove(pid)
 
 
 def _tail(directory: Path) -> str:
