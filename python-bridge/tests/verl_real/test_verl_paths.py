@@ -182,3 +182,45 @@ def test_legacy_keys_are_ignored_by_verl_0_9() -> None:
             "reward_model.reward_manager=batch", "custom_reward_function.path=pkg://gear_bridge.verl.batch",
             "custom_reward_function.name=compute_score_batched"])
     assert cfg.reward.reward_manager.name == "naive" and cfg.reward.custom_reward_function.path is None
+
+
+@pytest.mark.skipif(__import__("os").environ.get("GEAR_SKIP_LLM") == "1", reason="GEAR_SKIP_LLM=1")
+def test_real_local_llm_judge(server: EmbeddedServer, tokenizer_dir: str, tmp_path: Path) -> None:
+    """The real local LLM (scripts/local-llm, SmolLM2-135M) as the judge of a two-criterion RuscaRL row
+    through verl's reward loop: every criterion judged or counted as failed, the same rewards again
+    from the judge's cache. (At 135M the verdicts mean nothing: structure and determinism only.)"""
+    import subprocess
+
+    serve = Path(__file__).resolve().parents[3] / "scripts" / "local-llm" / "serve"
+    llm = subprocess.Popen([str(serve), "--port", "0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert llm.stdout is not None
+        ready = llm.stdout.readline().strip()
+        assert ready.startswith("gear-local-llm ready: "), ready
+        url = ready.split()[2]
+        row = {"prompt": [{"role": "user", "content": "Is 7 a prime number?"}],
+               "reward_model": {"rubrics": [{"criterion": "Says that 7 is prime.", "points": 5, "tags": []},
+                                            {"criterion": "Explains that 7 has no divisors other than 1 and 7.", "points": 3, "tags": []}],
+                                "graph": {"edges": [{"parent": "r1", "child": "r2", "type": "strong_prerequisite"}]}}}
+        prompts = [{"extra_info": {"gear": json.dumps({"format": "ruscarl", "row": row})}}]
+        responses = ["Yes, 7 is prime.", "7 is prime: only 1 and 7 divide it.", "No.", "It is 7."]
+        lines = [*REWARD_FUNCTION, f"+reward.custom_reward_function.reward_kwargs.judge_url={url}",
+                 f"+reward.custom_reward_function.reward_kwargs.run_dir={tmp_path}",
+                 f"+reward.custom_reward_function.reward_kwargs.server_command=[{GEAR_COMMAND[0]},{GEAR_COMMAND[1]}]"]
+        cfg = config(tokenizer_dir, lines)
+        data = step(hf_tokenizer(tokenizer_dir), prompts, responses)
+        first = run_worker(cfg, data)
+        again = run_worker(cfg, data)
+    finally:
+        llm.terminate()
+        llm.wait(30)
+        if llm.stdout is not None:
+            llm.stdout.close()
+        if llm.stdin is not None:
+            llm.stdin.close()
+    for output in first:
+        info = output["reward_extra_info"]
+        assert info["judged"] == 1 and info["num_criteria"] == 2 and info["judge_requests"] >= 2
+        assert 0 <= info["judge_failed_criteria"] <= 2 and -1.0 <= output["reward_score"] <= 1.0
+    assert [o["reward_score"] for o in again] == [o["reward_score"] for o in first]
+    assert all(o["reward_extra_info"]["judge_cache_hits"] == o["reward_extra_info"]["judge_requests"] for o in again)
