@@ -203,12 +203,15 @@ def test_real_local_llm_judge(server: EmbeddedServer, tokenizer_dir: str, tmp_pa
                                             {"criterion": "Explains that 7 has no divisors other than 1 and 7.", "points": 3, "tags": []}],
                                 "graph": {"edges": [{"parent": "r1", "child": "r2", "type": "strong_prerequisite"}]}}}
         prompts = [{"extra_info": {"gear": json.dumps({"format": "ruscarl", "row": row})}}]
-        responses = ["Yes, 7 is prime.", "7 is prime: only 1 and 7 divide it.", "No.", "It is 7."]
-        lines = [*REWARD_FUNCTION, f"+reward.custom_reward_function.reward_kwargs.judge_url={url}",
+        responses = ["Yes, 7 is prime: only 1 and 7 divide it."]  # one response, two judge requests
+        # Short answers and no re-asks: at 135M the model rambles to max_tokens, and each token costs.
+        lines = [*REWARD_FUNCTION, f"+reward.custom_reward_function.reward_kwargs.judge_url={url}", "+reward.custom_reward_function.reward_kwargs.metrics=false",
+                 "+reward.custom_reward_function.reward_kwargs.judge_max_concurrent=1",
+                 "+reward.custom_reward_function.reward_kwargs.judge_options={maxReasks: 0, decoding: {max_tokens: 48}}",
                  f"+reward.custom_reward_function.reward_kwargs.run_dir={tmp_path}",
                  f"+reward.custom_reward_function.reward_kwargs.server_command=[{GEAR_COMMAND[0]},{GEAR_COMMAND[1]}]"]
         cfg = config(tokenizer_dir, lines)
-        data = step(hf_tokenizer(tokenizer_dir), prompts, responses)
+        data = step(hf_tokenizer(tokenizer_dir), prompts, responses, n=1)
         first = run_worker(cfg, data)
         again = run_worker(cfg, data)
     finally:
