@@ -7,7 +7,9 @@ logger at DEBUG level (the last lines are quoted when it fails to start).
 
 The gear command is, in order: ``GEAR_SERVER_COMMAND`` (shell-split, e.g.
 ``node /path/to/gear/dist/cli/main.js``), a ``gear`` next to the running Python (the project venv's
-launcher), ``gear`` on PATH.
+launcher), ``gear`` on PATH, the service packaged in the wheel (``gear_bridge.node_runtime``).
+
+Worker processes of one machine share one server through :mod:`gear_bridge.shared_server`.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from types import TracebackType
 from typing import IO, Mapping, Sequence
 
 from .exceptions import EmbeddedServerError
+from .node_runtime import packaged_server_command
 
 __all__ = ["EmbeddedServer", "find_server_command", "shared_server_url", "stop_shared_server"]
 
@@ -56,8 +59,12 @@ def find_server_command(env: Mapping[str, str] | None = None) -> list[str]:
     found = shutil.which("gear", path=source.get("PATH"))
     if found is not None:
         return [found]
+    packaged = packaged_server_command(source)
+    if packaged is not None:
+        return packaged
     raise EmbeddedServerError(
-        "no gear command to start an embedded server: set GEAR_BRIDGE_URL to a running `gear serve`, "
+        "no gear command to start an embedded server (this gear-bridge was installed without the packaged "
+        "service): install the wheel built by scripts/build-wheel, or set GEAR_BRIDGE_URL to a running `gear serve`, "
         "or GEAR_SERVER_COMMAND (e.g. 'node /path/to/gear/dist/cli/main.js'), or put `gear` on PATH"
     )
 
@@ -73,6 +80,8 @@ class EmbeddedServer:
         extra_args: more ``gear serve`` flags, e.g. ``["--max-rubrics", "100"]``.
         startup_timeout: seconds to wait for the listening line; None waits forever.
         env: the child's environment (``os.environ`` by default).
+        die_with_parent: the server gets SIGTERM when this process dies (Linux), so a keeper that is
+            killed leaves no orphan server behind.
     """
 
     def __init__(
@@ -85,8 +94,10 @@ class EmbeddedServer:
         extra_args: Sequence[str] = (),
         startup_timeout: float | None = 30.0,
         env: Mapping[str, str] | None = None,
+        die_with_parent: bool = False,
     ) -> None:
         self.command = list(command) if command is not None else None
+        self.die_with_parent = die_with_parent
         self.host = host
         self.port = port
         self.token = token
@@ -131,6 +142,7 @@ class EmbeddedServer:
                 encoding="utf-8",
                 errors="replace",
                 env=self.env,
+                preexec_fn=_die_with_parent if self.die_with_parent else None,
             )
         except OSError as error:
             raise EmbeddedServerError(f"cannot run {argv[0]!r}: {error}") from error
@@ -224,6 +236,15 @@ class EmbeddedServer:
         return (":\n" + "\n".join(tail[-10:])) if tail else ""
 
 
+def _die_with_parent() -> None:
+    """In the child before exec: SIGTERM when the parent dies (prctl PR_SET_PDEATHSIG)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)
+
+
 _shared: EmbeddedServer | None = None
 _shared_pid: int | None = None
 _shared_lock = threading.Lock()
@@ -231,7 +252,12 @@ _atexit_registered = False
 
 
 def shared_server_url(
-    *, command: Sequence[str] | None = None, token: str | None = None, startup_timeout: float | None = 30.0
+    *,
+    command: Sequence[str] | None = None,
+    token: str | None = None,
+    startup_timeout: float | None = 30.0,
+    env: Mapping[str, str] | None = None,
+    extra_args: Sequence[str] = (),
 ) -> str:
     """The address of this process's embedded server, started on first use and stopped at exit.
 
@@ -242,6 +268,8 @@ def shared_server_url(
         command: the gear command line (``find_server_command()`` when None).
         token: the token the server requires.
         startup_timeout: seconds to wait for it to listen.
+        env: its environment (``os.environ`` by default), e.g. with the judge's ``GEAR_JUDGE_*``.
+        extra_args: more ``gear serve`` flags.
 
     Raises:
         EmbeddedServerError: no gear command, or it did not start.
@@ -251,7 +279,7 @@ def shared_server_url(
         if _shared is not None and _shared_pid == os.getpid() and _shared.running and _shared.url is not None:
             return _shared.url
         if _shared is None or _shared_pid != os.getpid():
-            _shared = EmbeddedServer(command, token=token, startup_timeout=startup_timeout)
+            _shared = EmbeddedServer(command, token=token, startup_timeout=startup_timeout, env=env, extra_args=extra_args)
             _shared_pid = os.getpid()
         if not _atexit_registered:
             atexit.register(stop_shared_server)

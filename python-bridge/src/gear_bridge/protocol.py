@@ -58,6 +58,9 @@ METHODS = (
     "host.score",
     "host.scoreBatch",
     "diagnostics.fcp",
+    "judge.score",
+    "judge.scoreBatch",
+    "judge.info",
 )
 
 _ERRORS: dict[int, type[RpcError]] = {

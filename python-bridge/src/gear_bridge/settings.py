@@ -17,6 +17,21 @@ keyword                     environment variable         default
 ``group_size``              ``GEAR_GROUP_SIZE``          None: ``actor_rollout_ref.rollout.n``
 ``group_wait``              ``GEAR_GROUP_WAIT``          0.005 seconds (GearRewardManager)
 ``max_rubrics``             ``GEAR_MAX_RUBRICS``         10000 rubric ids remembered per connection
+``metrics``                 ``GEAR_METRICS``             True: gear/flat/hard rewards per response
+``judgments``               ``GEAR_JUDGMENTS``           ``"auto"``: the row's judgments, else the judge
+``judge_url``               ``GEAR_JUDGE_URL``           None: verl's reward router, or the server's
+``judge_model``             ``GEAR_JUDGE_MODEL``         None: the endpoint's default model name
+``judge_api_key``           ``GEAR_JUDGE_API_KEY``       None (``EMPTY``)
+``judge_max_concurrent``    ``GEAR_JUDGE_MAX_CONCURRENT``  None: 32 requests in flight per endpoint
+``judge_rpm``               ``GEAR_JUDGE_RPM``           None: no requests-per-minute limit
+``judge_tpm``               ``GEAR_JUDGE_TPM``           None: no tokens-per-minute limit
+``judge_timeout``           ``GEAR_JUDGE_TIMEOUT``       None: 300 s per LLM request (the server's)
+``judge_cache``             ``GEAR_JUDGE_CACHE``         None: answers cached in memory only
+``judge_options``           ``GEAR_JUDGE_OPTIONS`` (JSON)  None: the official decoding, pessimistic
+``reward_router``           ``GEAR_REWARD_ROUTER``       True: judge through verl's reward router
+``reward_router_model``     ``GEAR_REWARD_ROUTER_MODEL`` None: verl's ``reward.reward_model.model_path``
+``run_dir``                 ``GEAR_RUN_DIR``             None: ``$XDG_RUNTIME_DIR`` or the temp dir
+``shared_server``           ``GEAR_SHARED_SERVER``       True: one embedded server per machine
 ==========================  ===========================  =============================================
 
 Durations and limits accept ``None`` (in the environment: ``none``) to disable the limit.
@@ -34,12 +49,15 @@ from typing import Any, Mapping
 from .exceptions import ConfigError
 from .plain_data import plain
 
-__all__ = ["AGGREGATORS", "HOSTS", "FORMATS", "ENVIRONMENT", "Settings", "load_settings"]
+__all__ = ["AGGREGATORS", "HOSTS", "FORMATS", "JUDGMENT_SOURCES", "ENVIRONMENT", "Settings", "load_settings"]
 
 AGGREGATORS = ("flat", "hard", "gear", "gear-exact", "auto")
 HOSTS = ("ruscarl", "merf", "rar-explicit", "gear", "writingbench", "plawbench")
 #: Row formats scored with judge scores (p/d) against a rubric; every host is a format too.
 FORMATS = ("canonical", "official-gear")
+#: Where a response's judgments come from: ``auto`` (the row's own when it has them, else the
+#: judge), ``precomputed`` (always the row's), ``judge`` (always the judge, through the service).
+JUDGMENT_SOURCES = ("auto", "precomputed", "judge")
 
 ENVIRONMENT: dict[str, str] = {
     "url": "GEAR_BRIDGE_URL",
@@ -56,6 +74,21 @@ ENVIRONMENT: dict[str, str] = {
     "group_size": "GEAR_GROUP_SIZE",
     "group_wait": "GEAR_GROUP_WAIT",
     "max_rubrics": "GEAR_MAX_RUBRICS",
+    "metrics": "GEAR_METRICS",
+    "judgments": "GEAR_JUDGMENTS",
+    "judge_url": "GEAR_JUDGE_URL",
+    "judge_model": "GEAR_JUDGE_MODEL",
+    "judge_api_key": "GEAR_JUDGE_API_KEY",
+    "judge_max_concurrent": "GEAR_JUDGE_MAX_CONCURRENT",
+    "judge_rpm": "GEAR_JUDGE_RPM",
+    "judge_tpm": "GEAR_JUDGE_TPM",
+    "judge_timeout": "GEAR_JUDGE_TIMEOUT",
+    "judge_cache": "GEAR_JUDGE_CACHE",
+    "judge_options": "GEAR_JUDGE_OPTIONS",
+    "reward_router": "GEAR_REWARD_ROUTER",
+    "reward_router_model": "GEAR_REWARD_ROUTER_MODEL",
+    "run_dir": "GEAR_RUN_DIR",
+    "shared_server": "GEAR_SHARED_SERVER",
 }
 
 
@@ -82,16 +115,47 @@ class Settings:
     group_wait: float | None = 0.005
     # Limits
     max_rubrics: int | None = 10000
+    # Metrics: gear, flat and hard rewards of every response in reward_extra_info
+    metrics: bool = True
+    # Judge
+    judgments: str = "auto"
+    judge_url: tuple[str, ...] | None = None
+    judge_model: str | None = None
+    judge_api_key: str | None = None
+    judge_max_concurrent: int | None = None
+    judge_rpm: float | None = None
+    judge_tpm: float | None = None
+    judge_timeout: float | None = None
+    judge_cache: str | None = None
+    judge_options: Mapping[str, Any] | None = None
+    reward_router: bool = True
+    reward_router_model: str | None = None
+    # Where the per-machine server keeps its lock, address and users
+    run_dir: str | None = None
+    shared_server: bool = True
 
     def connection_key(self) -> tuple[Any, ...]:
         """What identifies a connection: settings that differ only in scoring share one."""
         return (self.url, self.token, self.server_command, self.timeout, self.connect_timeout,
-                self.reconnect_deadline, self.startup_timeout, self.max_rubrics)
+                self.reconnect_deadline, self.startup_timeout, self.max_rubrics, *self.server_judge_key())
+
+    def server_judge_key(self) -> tuple[Any, ...]:
+        """The judge settings an embedded server is started with (its identity includes them)."""
+        return (self.judge_url, self.judge_model, self.judge_api_key, self.judge_max_concurrent, self.judge_rpm,
+                self.judge_tpm, self.judge_timeout, self.judge_cache, self.run_dir, self.shared_server)
+
+    @property
+    def judge_configured(self) -> bool:
+        """Whether judge endpoints were given (``judge_url``)."""
+        return self.judge_url is not None
 
 
 _NAMES = tuple(f.name for f in fields(Settings))
-_DURATIONS = ("timeout", "connect_timeout", "reconnect_deadline", "startup_timeout", "group_wait")
-_COUNTS = ("group_size", "max_rubrics")
+_DURATIONS = ("timeout", "connect_timeout", "reconnect_deadline", "startup_timeout", "group_wait", "judge_timeout")
+_COUNTS = ("group_size", "max_rubrics", "judge_max_concurrent")
+_RATES = ("judge_rpm", "judge_tpm")
+_FLAGS = ("metrics", "reward_router", "shared_server")
+_TEXTS = ("token", "judgments_key", "judge_model", "judge_api_key", "judge_cache", "reward_router_model", "run_dir")
 
 
 def _unset(value: Any) -> bool:
@@ -128,6 +192,44 @@ def _count(value: Any, where: str) -> int | None:
     return value
 
 
+def _rate(value: Any, where: str) -> float | None:
+    if _unset(value):
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            raise ConfigError((where,), f"must be a number or none, got {value!r}") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ConfigError((where,), f"must be a finite number > 0 (or None), got {value!r}")
+    return float(value)
+
+
+def _flag(value: Any, where: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on"):
+        return True
+    if isinstance(value, str) and value.strip().lower() in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError((where,), f"must be true or false, got {value!r}")
+
+
+def _urls(value: Any, where: str) -> tuple[str, ...] | None:
+    if _unset(value):
+        return None
+    items = value.split(",") if isinstance(value, str) else plain(value)
+    if not isinstance(items, list) or not all(isinstance(u, str) for u in items):
+        raise ConfigError((where,), f"must be a URL, a comma-separated list of URLs or a list of URLs, got {value!r}")
+    urls = tuple(u.strip() for u in items if u.strip())
+    if not urls:
+        raise ConfigError((where,), "must name at least one OpenAI-compatible endpoint URL")
+    for url in urls:
+        if not url.startswith(("http://", "https://")):
+            raise ConfigError((where,), f"must be http(s) URLs of OpenAI-compatible endpoints, got {url!r}")
+    return urls
+
+
 def _text(value: Any, where: str, choices: tuple[str, ...] | None = None) -> str | None:
     if value is None:
         return None
@@ -152,7 +254,15 @@ def _convert(name: str, value: Any, where: str, from_env: bool) -> Any:
         return _text(value, where, AGGREGATORS)
     if name == "host":
         return _text(value, where, HOSTS)
-    if name in ("token", "judgments_key"):
+    if name in _RATES:
+        return _rate(value, where)
+    if name in _FLAGS:
+        return _flag(value, where)
+    if name == "judge_url":
+        return _urls(value, where)
+    if name == "judgments":
+        return _text(value, where, JUDGMENT_SOURCES)
+    if name in _TEXTS:
         return _text(value, where)
     if name == "server_command":
         if value is None:
@@ -161,7 +271,7 @@ def _convert(name: str, value: Any, where: str, from_env: bool) -> Any:
         if not isinstance(parts, list) or not parts or not all(isinstance(p, str) and p for p in parts):
             raise ConfigError((where,), f"must be a command line (a string or a list of strings), got {value!r}")
         return tuple(parts)
-    if name == "options":
+    if name in ("options", "judge_options"):
         if value is None:
             return None
         if from_env or isinstance(value, str):
@@ -171,7 +281,8 @@ def _convert(name: str, value: Any, where: str, from_env: bool) -> Any:
                 raise ConfigError((where,), f"must be a JSON object: {error}") from None
         options = plain(value)
         if not isinstance(options, dict):
-            raise ConfigError((where,), f"must be an object of aggregation options, got {value!r}")
+            what = "judge options (decoding, structuredOutput, pFrom, maxReasks, onJudgeFailure)" if name == "judge_options" else "aggregation options"
+            raise ConfigError((where,), f"must be an object of {what}, got {value!r}")
         return options
     raise AssertionError(name)  # pragma: no cover
 
@@ -198,6 +309,7 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: Any) -> Set
         values[name] = _convert(name, value, name, False)
     if values.get("aggregator", "gear") is None:
         values["aggregator"] = "gear"
-    if values.get("judgments_key", "gear_judgments") is None:
-        values["judgments_key"] = "gear_judgments"
+    for name, default in (("judgments_key", "gear_judgments"), ("judgments", "auto")):
+        if name in values and values[name] is None:
+            values[name] = default
     return replace(Settings(), **values)

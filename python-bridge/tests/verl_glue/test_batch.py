@@ -6,7 +6,9 @@ from typing import Any, Dict, List
 import pytest
 
 from gear_bridge import EmbeddedServer, RowError
-from gear_bridge.scoring import SCORE_KEYS
+from gear_bridge.verl.rewarder import METRIC_KEYS, REWARD_KEYS
+
+SCORE_KEYS = REWARD_KEYS + METRIC_KEYS + ("fcp_leakage",)
 from gear_bridge.sync import connect
 from gear_bridge.verl.batch import compute_score_batched
 from samples import expected_rewards, make_samples
@@ -48,7 +50,12 @@ def test_batch_manager_call_shape(server: EmbeddedServer) -> None:
     assert isinstance(scores, list) and len(scores) == len(samples)
     assert all(list(s) == list(SCORE_KEYS) for s in scores)
     assert [s["score"] for s in scores] == expected_rewards(samples)
-    assert delta(before, after, "rubric.scoreColumns") == 1
+    assert [s["gear_reward"] for s in scores] == expected_rewards(samples)
+    assert [s["flat_reward"] for s in scores] == expected_rewards(samples, "flat")
+    assert [s["hard_reward"] for s in scores] == expected_rewards(samples, "hard")
+    assert len({s["fcp_leakage"] for s in scores}) == 1  # one step-level figure
+    # The reward and the hard metric: one rubric.scoreColumns each (flat comes with every answer).
+    assert delta(before, after, "rubric.scoreColumns") == 2 and delta(before, after, "diagnostics.fcp") == 1
     assert delta(before, after, "rubric.register") == 12  # each rubric once (then cached)
     again = verify(samples, config, aggregator="gear")
     assert again == scores
@@ -61,7 +68,7 @@ def test_mixed_formats_go_out_as_one_request_per_method(server: EmbeddedServer) 
     before = by_method(server.url)
     scores = compute_score_batched(
         [s["extra_info"]["index"] for s in samples], [s["response"] for s in samples], [""] * len(samples),
-        [dict(s["extra_info"]) for s in samples], url=server.url, aggregator="gear-exact",
+        [dict(s["extra_info"]) for s in samples], url=server.url, aggregator="gear-exact", metrics=False,
     )
     after = by_method(server.url)
     assert [s["score"] for s in scores] == expected_rewards(samples, "gear-exact")

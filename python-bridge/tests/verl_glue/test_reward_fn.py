@@ -10,7 +10,9 @@ import pytest
 
 from conftest import GEAR_CLI
 from gear_bridge import ConfigError, EmbeddedServer, RowError
-from gear_bridge.scoring import SCORE_KEYS
+from gear_bridge.verl.rewarder import METRIC_KEYS, REWARD_KEYS
+
+SCORE_KEYS = REWARD_KEYS + METRIC_KEYS
 from gear_bridge.verl.reward_fn import compute_score
 from samples import expected_rewards, make_samples
 from verl_standins import CharTokenizer, NaiveManager, assemble, compute_score_batch, get_custom_reward_fn, make_batch, parquet_like, verl_config

@@ -9,7 +9,9 @@ from typing import Any, Dict, List
 import pytest
 
 from gear_bridge import ConfigError, EmbeddedServer, RowError
-from gear_bridge.scoring import SCORE_KEYS
+from gear_bridge.verl.rewarder import METRIC_KEYS, REWARD_KEYS
+
+SCORE_KEYS = REWARD_KEYS + METRIC_KEYS
 from gear_bridge.sync import connect
 from gear_bridge.verl.manager_base import RewardManagerBase
 from gear_bridge.verl.reward_manager import GearRewardManager
@@ -57,7 +59,7 @@ def test_constructed_as_verl_loads_it(server: EmbeddedServer) -> None:
 def test_one_request_per_grpo_group(server: EmbeddedServer) -> None:
     """112 samples of 14 prompts x 8 rollouts, all run_single calls concurrent: 14 batch requests, each sample its own correct reward."""
     samples = make_samples(seed=21, prompts=14, group=8)
-    manager = manager_for(server.url, group_wait=5.0)  # groups complete by size, never by time
+    manager = manager_for(server.url, group_wait=5.0, metrics=False)  # groups complete by size, never by time
 
     async def main() -> Any:
         # One event loop, as a RewardLoopWorker has: the first step registers the rubrics.
@@ -76,7 +78,7 @@ def test_one_request_per_grpo_group(server: EmbeddedServer) -> None:
     assert delta(before, after, "host.scoreBatch") == groups["ruscarl"] + groups["gear"]
     assert delta(before, after, "rubric.register") == 0 and delta(before, after, "rubric.score") == 0
     assert [o["reward_score"] for o in outputs] == expected_rewards(samples) == [o["reward_score"] for o in warm]
-    assert all(list(o["reward_extra_info"]) == list(SCORE_KEYS) for o in outputs)
+    assert all(list(o["reward_extra_info"]) == list(REWARD_KEYS) for o in outputs)
     arrays = assemble(outputs)
     assert arrays["score"].shape == (112,) and list(arrays["score"]) == [o["reward_score"] for o in outputs]
 
@@ -84,7 +86,7 @@ def test_one_request_per_grpo_group(server: EmbeddedServer) -> None:
 def test_an_incomplete_group_is_sent_after_the_wait(server: EmbeddedServer) -> None:
     """3 rollouts of a group of 8 are sent together once group_wait has passed; nothing waits forever."""
     samples = make_samples(seed=22, prompts=1, group=3, formats=("canonical",))
-    manager = manager_for(server.url, group_wait=0.05)
+    manager = manager_for(server.url, group_wait=0.05, metrics=False)
     before = by_method(server.url)
 
     async def main() -> List[Dict[str, Any]]:
@@ -102,7 +104,7 @@ def test_an_incomplete_group_is_sent_after_the_wait(server: EmbeddedServer) -> N
 def test_without_uid_samples_group_by_rubric(server: EmbeddedServer) -> None:
     """Without a uid, samples sharing a rubric form the group (4 rubrics x 8 -> 4 requests)."""
     samples = make_samples(seed=23, prompts=4, group=8, formats=("official-gear",))
-    manager = manager_for(server.url, group_wait=5.0)
+    manager = manager_for(server.url, group_wait=5.0, metrics=False)
 
     async def main() -> Any:
         loop = asyncio.get_running_loop()

@@ -469,6 +469,50 @@ class AsyncClient:
         result: dict[str, Any] = await self.call("diagnostics.fcp", params)
         return result
 
+    async def judge_score_batch(
+        self,
+        items: Sequence[Mapping[str, Any]],
+        *,
+        host: str | None = None,
+        aggregator: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        judge: Mapping[str, Any] | None = None,
+        endpoints: Sequence[Mapping[str, Any]] | None = None,
+        timeout: float | None = _UNSET,
+    ) -> list[dict[str, Any]]:
+        """``judge.scoreBatch``: the service judges each ``{host?, row, response, id?}`` with its LLM
+        judge (or ``endpoints``) and scores it.
+
+        Args:
+            items: the responses with their host rows.
+            host, aggregator, options: the batch's defaults.
+            judge: judge options (decoding, structuredOutput, pFrom, maxReasks, onJudgeFailure).
+            endpoints: OpenAI-compatible endpoints for this call instead of the server's own judge.
+            timeout: the wait for the answer (judging takes long); the client's by default.
+
+        Returns:
+            One result per item, in order: ``{index, reward, nativeReward, method, effective,
+            judgments, failedCriteria, extras, judge: {stats, outputs}}`` or ``{index, error}``.
+
+        Raises:
+            InvalidParams: the server has no judge and the call names no endpoints (path ``endpoints``).
+        """
+        params: dict[str, Any] = {"items": list(items)}
+        if host is not None:
+            params["host"] = host
+        _aggregation(params, aggregator, options)
+        if judge is not None:
+            params["judge"] = judge
+        if endpoints is not None:
+            params["endpoints"] = list(endpoints)
+        result = await self.call("judge.scoreBatch", params, timeout=timeout)
+        return _results(result)
+
+    async def judge_info(self) -> dict[str, Any]:
+        """``judge.info``: ``{configured: false}``, or the server judge's endpoints, cache and totals."""
+        result: dict[str, Any] = await self.call("judge.info")
+        return result
+
 
 #: The same name in ``gear_bridge.asyncio`` and ``gear_bridge.sync``: switch by import path.
 Client = AsyncClient

@@ -185,6 +185,29 @@ class Client:
             self._client.fcp(items, aggregators=aggregators, threshold=threshold, relations=relations, options=options)
         )
 
+    def judge_score_batch(
+        self,
+        items: Sequence[Mapping[str, Any]],
+        *,
+        host: str | None = None,
+        aggregator: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        judge: Mapping[str, Any] | None = None,
+        endpoints: Sequence[Mapping[str, Any]] | None = None,
+        timeout: float | None = _UNSET,
+    ) -> list[dict[str, Any]]:
+        """``judge.scoreBatch``; see ``AsyncClient.judge_score_batch``."""
+        wait: dict[str, Any] = {} if timeout is _UNSET else {"timeout": timeout}
+        return self._thread.run(
+            self._client.judge_score_batch(
+                items, host=host, aggregator=aggregator, options=options, judge=judge, endpoints=endpoints, **wait
+            )
+        )
+
+    def judge_info(self) -> dict[str, Any]:
+        """``judge.info``; see ``AsyncClient.judge_info``."""
+        return self._thread.run(self._client.judge_info())
+
 
 def connect(
     url: str | None = None,

@@ -1,38 +1,44 @@
 """The legacy batch reward manager (``verl/workers/reward_manager/batch.py``), as RuscaRL and the
-official GEAR repository use it: ``compute_score_batched`` scores a whole list in one request.
+official GEAR repository use it on verl <= 0.6: ``compute_score_batched`` scores a whole list in one
+request (judged by the service's judge when a row has no judgments).
 
-Configure it with::
+Configure it with (verl <= 0.6 only: verl >= 0.7's ``main_ppo`` ignores these keys)::
 
     reward_model.reward_manager=batch \\
     custom_reward_function.path=pkg://gear_bridge.verl.batch \\
-    custom_reward_function.name=compute_score_batched \\
-    +reward_model.reward_kwargs.aggregator=gear
+    custom_reward_function.name=compute_score_batched
+
+It sees the whole step, so with ``metrics`` on it adds ``fcp_leakage`` (false-credit propagation of the step's
+rubric-row judgments under the configured aggregator, the same value on every row; NaN when the
+step has no rubric rows) to every result.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 from typing import Any, Sequence
 
-from ..exceptions import RowError
-from ..judge import CallJudgments, Judge, JudgeCall
-from ..rows import parse_row
-from ..scoring import SCORE_KEYS, ScoreRequest
+from ..exceptions import ConfigError, RowError
+from ..judge import JudgeCall
+from ..rows import JudgeScores, parse_row
 from ..settings import Settings
 from ..sync.loop_thread import shared_loop_thread
-from .shared import settings_from_kwargs, shared_scorer
+from .rewarder import REWARD_KEYS, Rewarder, Sample, call_endpoints
+from .row_judgments import row_judgments, shared_row_guard
+from .shared import RouterInfo, settings_from_kwargs, shared_rewarder
 
-__all__ = ["SCORE_KEYS", "compute_score_batched"]
+__all__ = ["REWARD_KEYS", "compute_score_batched"]
 
 
 def compute_score_batched(
-    data_sources: Sequence[Any],
-    solution_strs: Sequence[str],
-    ground_truths: Sequence[Any],
-    extra_infos: Sequence[dict[str, Any] | None],
+    data_sources: Sequence[Any] | None = None,
+    solution_strs: Sequence[str] | None = None,
+    ground_truths: Sequence[Any] | None = None,
+    extra_infos: Sequence[dict[str, Any] | None] | None = None,
     **kwargs: Any,
 ) -> list[dict[str, float | int]]:
-    """Scores every response of a batch with one ``rubric.scoreColumns`` / ``host.scoreBatch`` request.
+    """Scores every response of a batch with one request per kind (and one ``judge.scoreBatch``).
 
     Blocking: runs on this process's private event-loop thread.
 
@@ -40,55 +46,98 @@ def compute_score_batched(
         data_sources: one per response (VERL passes a numpy array).
         solution_strs: the decoded responses.
         ground_truths: one per response.
-        extra_infos: one per response, each with ``"gear"`` and, for the default judge, ``"gear_judgments"``.
+        extra_infos: one per response, each with ``"gear"`` (and ``"gear_judgments"`` unless judged).
         **kwargs: VERL's ``reward_kwargs``: settings of :mod:`gear_bridge.settings` and ``judge``.
 
     Returns:
-        One dict per response, in order, each with the keys of ``compute_score``.
+        One dict per response, in order, each with the keys of ``compute_score`` and ``fcp_leakage``.
 
     Raises:
+        ConfigError: called one response at a time (verl's reward loop: use ``compute_score``), or a
+            setting is unknown or invalid.
         RowError: a row or judgment is malformed (naming ``extra_infos[i]...``), or the lists differ in length.
-        ConfigError: a setting is unknown or invalid.
         BridgeConnectionError: the server could not be reached or did not answer in time.
     """
-    settings, judge = settings_from_kwargs(kwargs)
+    if solution_strs is None or "solution_str" in kwargs:
+        raise ConfigError(
+            ("custom_reward_function", "name"),
+            "compute_score_batched takes a whole batch (verl <= 0.6's legacy batch manager); verl's reward loop calls "
+            "one response at a time: set reward.custom_reward_function.name=compute_score",
+        )
+    settings, judge, router = settings_from_kwargs(kwargs)
     count = len(solution_strs)
-    for name, values in (("data_sources", data_sources), ("ground_truths", ground_truths), ("extra_infos", extra_infos)):
-        if len(values) != count:
-            raise RowError((name,), f"has {len(values)} entries for {count} solution_strs")
-    return shared_loop_thread().run(_score_all(settings, judge, data_sources, solution_strs, ground_truths, extra_infos))
+    lists = (("data_sources", data_sources), ("ground_truths", ground_truths), ("extra_infos", extra_infos))
+    for name, values in lists:
+        if values is None or len(values) != count:
+            raise RowError((name,), f"has {0 if values is None else len(values)} entries for {count} solution_strs")
+    assert data_sources is not None and ground_truths is not None and extra_infos is not None
+    return shared_loop_thread().run(_score_all(settings, judge, router, data_sources, solution_strs, ground_truths, extra_infos))
 
 
 async def _score_all(
     settings: Settings,
-    judge: Judge,
+    judge: Any,
+    router: RouterInfo,
     data_sources: Sequence[Any],
     solution_strs: Sequence[str],
     ground_truths: Sequence[Any],
     extra_infos: Sequence[dict[str, Any] | None],
 ) -> list[dict[str, float | int]]:
-    calls = []
+    samples: list[Sample] = []
+    guard = shared_row_guard()
     for index, (extra_info, response) in enumerate(zip(extra_infos, solution_strs)):
         if not isinstance(response, str):
             raise RowError(("solution_strs", index), f"must be the decoded response text, got {type(response).__name__}")
-        row = parse_row(extra_info, ("extra_infos", index))
+        path = ("extra_infos", index)
+        row = parse_row(extra_info, path)
         assert extra_info is not None
-        calls.append(JudgeCall(row, response, extra_info, data_sources[index], ground_truths[index], ("extra_infos", index)))
-    default_judge = isinstance(judge, CallJudgments)
-    if isinstance(judge, CallJudgments):
-        judgments = [judge.read(call) for call in calls]  # no task per response for the default judge
+        if judge is not None:
+            call = JudgeCall(row, response, extra_info, data_sources[index], ground_truths[index], path)
+            samples.append(Sample(row, response, await judge.judge(call), path, ("judgments", index)))
+            continue
+        judgment = row_judgments(extra_info, row, settings, path)
+        if judgment is not None:
+            guard.check(extra_info, response, path, settings.judgments_key)
+        samples.append(Sample(row, response, judgment, path, (*path, settings.judgments_key)))
+    rewarder = await shared_rewarder(settings, call_endpoints(settings, router.address, router.model))
+    if not settings.metrics:
+        outcomes = await rewarder.score_each(samples)
+        step: dict[str, float] = {}
     else:
-        judgments = await asyncio.gather(*(judge.judge(call) for call in calls))
-    requests = [
-        ScoreRequest(
-            call.row,
-            call.response,
-            judgment,
-            call.path,
-            (*call.path, settings.judgments_key) if default_judge else ("judgments", index),
-        )
-        for index, (call, judgment) in enumerate(zip(calls, judgments))
-    ]
-    scorer = await shared_scorer(settings)
-    scores = await scorer.score(requests, aggregator=settings.aggregator, options=settings.options, host=settings.host)
-    return [score.fields() for score in scores]
+        outcomes, leakage = await asyncio.gather(rewarder.score_each(samples), _fcp_leakage(rewarder, samples))
+        step = {"fcp_leakage": leakage}
+    results: list[dict[str, float | int]] = []
+    for outcome in outcomes:
+        if isinstance(outcome, Exception):
+            raise outcome
+        results.append({**outcome, **step})
+    return results
+
+
+async def _fcp_leakage(rewarder: Rewarder, samples: Sequence[Sample]) -> float:
+    """L_FCP of the step's rubric rows under the configured aggregator (``diagnostics.fcp``)."""
+    items = []
+    aggregator = rewarder.settings.aggregator
+    if aggregator == "auto":
+        aggregator = "gear"  # auto resolves per rubric; diagnostics.fcp takes a method
+    for sample in samples:
+        judgment = sample.judgment
+        if sample.row.is_host or not isinstance(judgment, JudgeScores):
+            continue
+        registration = await rewarder.scorer.registry.resolve(sample.row)
+        scores: dict[str, Any] = {"p": list(judgment.p)}
+        if judgment.d is not None:
+            scores["d"] = list(judgment.d)
+        items.append({"rubricId": registration.rubric_id, "scores": scores})
+    if not items:
+        return math.nan
+    report = await rewarder.client.fcp(items, aggregators=[aggregator], options=rewarder.settings.options)
+    return _leakage_of(report, aggregator)
+
+
+def _leakage_of(report: Any, aggregator: str) -> float:
+    """``byAggregator[aggregator].leakage`` of a ``diagnostics.fcp`` report (NaN without leakage cases)."""
+    by = report.get("byAggregator") if isinstance(report, dict) else None
+    entry = by.get(aggregator) if isinstance(by, dict) else None
+    value = entry.get("leakage") if isinstance(entry, dict) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan

@@ -1,26 +1,67 @@
-"""VERL 0.9.x reward loop: ``compute_score`` as a custom reward function.
+"""VERL reward functions: ``compute_score`` (the 0.9.x reward loop) and ``compute_score_sync``.
 
-Configure it with::
+Reward loop (verl >= 0.7)::
 
     reward.custom_reward_function.path=pkg://gear_bridge.verl.reward_fn \\
-    reward.custom_reward_function.name=compute_score \\
-    +reward.custom_reward_function.reward_kwargs.aggregator=gear
+    reward.custom_reward_function.name=compute_score
+
+The legacy (non-async) naive manager calls its function without awaiting it, so it takes
+``compute_score_sync`` (``custom_reward_function.name=compute_score_sync``).
 
 VERL merges ``reward_kwargs`` into every call's keyword arguments; every setting of
-:mod:`gear_bridge.settings` may be given there or in the environment.
+:mod:`gear_bridge.settings` may be given there or in the environment. Calls that arrive within
+``group_wait`` of each other on one event loop go to the server together (one request for all of
+them, instead of one per call).
 """
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from typing import Any
 
-from ..exceptions import RowError
-from ..judge import CallJudgments, JudgeCall
+from ..exceptions import ConfigError, RowError
+from ..judge import JudgeCall
 from ..rows import parse_row
-from ..scoring import SCORE_KEYS, ScoreRequest
-from .shared import settings_from_kwargs, shared_scorer
+from ..sync.loop_thread import shared_loop_thread
+from .coalescer import GroupCoalescer
+from .rewarder import REWARD_KEYS, Rewarder, Sample, call_endpoints
+from .row_judgments import row_judgments, shared_row_guard
+from .shared import settings_from_kwargs, shared_rewarder
 
-__all__ = ["SCORE_KEYS", "compute_score"]
+__all__ = ["REWARD_KEYS", "compute_score", "compute_score_sync"]
+
+_coalescers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, GroupCoalescer[Sample, dict[str, float | int]]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _coalescer(rewarder: Rewarder) -> GroupCoalescer[Sample, dict[str, float | int]]:
+    by_rewarder = _coalescers.setdefault(asyncio.get_running_loop(), {})
+    found = by_rewarder.get(id(rewarder))
+    if found is None:
+        wait = rewarder.settings.group_wait
+        found = GroupCoalescer(rewarder.score_each, group_size=None, max_wait=wait if wait is not None else 0.005)
+        by_rewarder[id(rewarder)] = found  # rewarders live as long as their loop, so the id stays theirs
+    return found
+
+
+async def _sample(data_source: Any, solution_str: Any, ground_truth: Any, extra_info: Any, kwargs: dict[str, Any]) -> tuple[Sample, Rewarder]:
+    settings, judge, router = settings_from_kwargs(kwargs)
+    if not isinstance(solution_str, str):
+        raise RowError(("solution_str",), f"must be the decoded response text, got {type(solution_str).__name__}")
+    row = parse_row(extra_info)
+    assert extra_info is not None
+    if judge is not None:
+        made = await judge.judge(JudgeCall(row, solution_str, extra_info, data_source, ground_truth, ("extra_info",)))
+        sample = Sample(row, solution_str, made, ("extra_info",), ("judgment",))
+    else:
+        judgment = row_judgments(extra_info, row, settings, ("extra_info",))
+        if judgment is not None:
+            shared_row_guard().check(extra_info, solution_str, ("extra_info",), settings.judgments_key)
+        sample = Sample(row, solution_str, judgment, ("extra_info",), ("extra_info", settings.judgments_key))
+    rewarder = await shared_rewarder(settings, call_endpoints(settings, router.address, router.model))
+    return sample, rewarder
 
 
 async def compute_score(
@@ -28,38 +69,55 @@ async def compute_score(
 ) -> dict[str, float | int]:
     """Scores one response against the rubric in ``extra_info["gear"]``.
 
+    The judgments are the row's (``extra_info["gear_judgments"]``) when it has them, else the
+    service's judge makes them (``judge_url``, or verl's reward router when verl passes
+    ``reward_router_address``).
+
     Args:
-        data_source: the row's data source (passed to the judge).
+        data_source: the row's data source.
         solution_str: the decoded response.
-        ground_truth: the row's ``reward_model["ground_truth"]`` (passed to the judge; unused by default).
-        extra_info: the row's extra_info with ``"gear"`` (the rubric) and, for the default judge,
-            ``"gear_judgments"`` (this response's judgments).
-        **kwargs: settings (``aggregator``, ``options``, ``url``, ``timeout``, ... see
-            :mod:`gear_bridge.settings`), ``judge``, and VERL's own ``reward_router_address`` /
-            ``reward_model_tokenizer`` (ignored).
+        ground_truth: the row's ``reward_model["ground_truth"]`` (unused).
+        extra_info: the row's extra_info with ``"gear"`` (the rubric spec).
+        **kwargs: settings (see :mod:`gear_bridge.settings`), ``judge`` (a Python judge), and
+            verl's ``reward_router_address`` / ``reward_model_tokenizer``.
 
     Returns:
-        ``{"score", "native_score", "num_criteria", "unread_judgments"}``: the same keys for every
+        :data:`~gear_bridge.verl.rewarder.REWARD_KEYS` (and the metric keys), the same keys for every
         call (VERL builds its arrays from the first call's keys), scalar values.
 
     Raises:
-        RowError: the row or judgment is malformed (naming the field).
-        ConfigError: a setting is unknown or invalid.
+        RowError: the row or judgment is malformed (naming the field), or judgments were read from an
+            extra_info shared with other responses.
+        ConfigError: a setting is unknown or invalid, or rows need a judge and none is configured.
         BridgeConnectionError: the server could not be reached or did not answer in time.
     """
-    settings, judge = settings_from_kwargs(kwargs)
-    if not isinstance(solution_str, str):
-        raise RowError(("solution_str",), f"must be the decoded response text, got {type(solution_str).__name__}")
-    row = parse_row(extra_info)
-    assert extra_info is not None
-    call = JudgeCall(row, solution_str, extra_info, data_source, ground_truth, ("extra_info",))
-    judgment = await judge.judge(call)
-    judgment_path = ("extra_info", settings.judgments_key) if isinstance(judge, CallJudgments) else ("judgment",)
-    scorer = await shared_scorer(settings)
-    [score] = await scorer.score(
-        [ScoreRequest(row, solution_str, judgment, ("extra_info",), judgment_path)],
-        aggregator=settings.aggregator,
-        options=settings.options,
-        host=settings.host,
-    )
-    return score.fields()
+    sample, rewarder = await _sample(data_source, solution_str, ground_truth, extra_info, kwargs)
+    return await _coalescer(rewarder).submit("all", sample)
+
+
+def compute_score_sync(
+    data_source: Any, solution_str: str, ground_truth: Any, extra_info: dict[str, Any] | None = None, **kwargs: Any
+) -> dict[str, float | int]:
+    """``compute_score`` for callers that do not await (verl's legacy naive reward manager).
+
+    Blocking: one request per call, on this process's private event-loop thread.
+
+    Raises:
+        RuntimeError: called from a running event loop (await ``compute_score`` there).
+        RowError, ConfigError, BridgeConnectionError: as ``compute_score``.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise RuntimeError("compute_score_sync blocks; in a running event loop, await compute_score instead")
+
+    async def one() -> dict[str, float | int]:
+        sample, rewarder = await _sample(data_source, solution_str, ground_truth, extra_info, kwargs)
+        [outcome] = await rewarder.score_each([sample])
+        if isinstance(outcome, (RowError, ConfigError)):
+            raise outcome
+        return outcome
+
+    return shared_loop_thread().run(one())

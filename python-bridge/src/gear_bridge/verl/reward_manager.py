@@ -18,6 +18,13 @@ first member, whichever comes first.
 
 Settings come from ``config.reward.reward_kwargs``, the environment, and constructor keyword
 arguments (in increasing priority). The ``compute_score`` VERL passes is kept but not called.
+
+Judgments: the sample's own (``tool_extra_fields``, or ``extra_info`` for one-rollout groups), else
+the service's judge (``judge_url``, or verl's reward router when verl runs a reward model).
+
+With ``reward.reward_model.enable=True`` verl calls a manager only when
+``reward.custom_reward_function.path`` is set (otherwise it scores with the reward model alone and
+never calls the manager): the constructor refuses that configuration, naming the line to add.
 """
 
 from __future__ import annotations
@@ -27,13 +34,14 @@ import weakref
 from typing import TYPE_CHECKING, Any, Hashable, Mapping, Sequence
 
 from ..exceptions import ConfigError
-from ..judge import CallJudgments, Judge, JudgeCall
+from ..judge import Judge, JudgeCall
 from ..plain_data import plain
-from ..rows import parse_row
-from ..scoring import SCORE_KEYS, Score, ScoreRequest
+from ..rows import Judgment, parse_judgment, parse_row
 from ..settings import load_settings
 from .coalescer import GroupCoalescer
-from .shared import VERL_EXTRA_KWARGS, shared_scorer
+from .rewarder import REWARD_KEYS, Sample, call_endpoints
+from .row_judgments import row_judgments, shared_row_guard
+from .shared import VERL_EXTRA_KWARGS, RouterInfo, shared_rewarder
 
 if TYPE_CHECKING:
     from .manager_base import RewardManagerBase
@@ -43,7 +51,7 @@ else:
     except ImportError:  # verl (and torch) not installed: the same constructor, locally
         from .manager_base import RewardManagerBase
 
-__all__ = ["SCORE_KEYS", "GearRewardManager"]
+__all__ = ["REWARD_KEYS", "GearRewardManager"]
 
 
 def _lookup(config: Any, *keys: str) -> Any:
@@ -59,6 +67,20 @@ def _lookup(config: Any, *keys: str) -> Any:
     return node
 
 
+def _refuse_unreachable(config: Any) -> None:
+    """verl >= 0.7 never calls a manager when its reward model is on and no custom function is set."""
+    enabled = _lookup(config, "reward", "reward_model", "enable")
+    path = _lookup(config, "reward", "custom_reward_function", "path")
+    if enabled is True and not path:
+        raise ConfigError(
+            ("reward", "custom_reward_function", "path"),
+            "is not set while reward.reward_model.enable=True: verl then scores every sample with the reward model "
+            "(compute_score_disrm) and never calls GearRewardManager. Add "
+            "reward.custom_reward_function.path=pkg://gear_bridge.verl.reward_fn (verl then calls this manager, which "
+            "judges through the reward model's router)",
+        )
+
+
 class GearRewardManager(RewardManagerBase):
     """Scores samples through gear, one request per GRPO group.
 
@@ -66,12 +88,14 @@ class GearRewardManager(RewardManagerBase):
         config: VERL's trainer config (reads ``reward.reward_kwargs`` and ``actor_rollout_ref.rollout.n``).
         tokenizer: the policy tokenizer (responses are decoded with ``skip_special_tokens=True``).
         compute_score: the custom reward function VERL resolved; kept, not called.
-        reward_router_address: VERL's reward-model router, when a reward model runs; unused.
-        reward_model_tokenizer: the reward model's tokenizer; unused.
+        reward_router_address: VERL's reward-model router, when a reward model runs: the judge's
+            endpoint unless ``judge_url`` is set or ``reward_router`` is off.
+        reward_model_tokenizer: the reward model's tokenizer (its path names the served model).
         **kwargs: settings (see :mod:`gear_bridge.settings`) and ``judge``.
 
     Raises:
-        ConfigError: an unknown or invalid setting.
+        ConfigError: an unknown or invalid setting, or a configuration in which verl would not call
+            this manager (``reward.reward_model.enable`` without ``reward.custom_reward_function.path``).
     """
 
     def __init__(
@@ -83,6 +107,7 @@ class GearRewardManager(RewardManagerBase):
         reward_model_tokenizer: Any = None,
         **kwargs: Any,
     ) -> None:
+        _refuse_unreachable(config)
         super().__init__(config, tokenizer, compute_score)
         self.reward_router_address = reward_router_address
         self.reward_model_tokenizer = reward_model_tokenizer
@@ -94,18 +119,21 @@ class GearRewardManager(RewardManagerBase):
         if judge is not None and not isinstance(judge, Judge):
             raise ConfigError(("judge",), f"must implement gear_bridge.judge.Judge, got {type(judge).__name__}")
         self.settings = load_settings(**merged)
-        self.judge: Judge = judge if judge is not None else CallJudgments(self.settings.judgments_key)
+        self.judge: Judge | None = judge
+        router = RouterInfo(reward_router_address, reward_model_tokenizer)
+        model = router.model or _lookup(config, "reward", "reward_model", "model_path")
+        self.endpoints = call_endpoints(self.settings, router.address, model if isinstance(model, str) else None)
         rollout_n = _lookup(config, "actor_rollout_ref", "rollout", "n")
         self.group_size: int | None = self.settings.group_size
         if self.group_size is None and isinstance(rollout_n, int) and not isinstance(rollout_n, bool) and rollout_n >= 1:
             self.group_size = rollout_n
         if self.group_size is None and self.settings.group_wait is None:
             raise ConfigError(("group_wait",), "cannot be None when the group size is unknown: a group would wait forever")
-        self._coalescers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, GroupCoalescer[ScoreRequest, Score]] = (
+        self._coalescers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, GroupCoalescer[Sample, dict[str, float | int]]] = (
             weakref.WeakKeyDictionary()
         )
 
-    def coalescer(self) -> GroupCoalescer[ScoreRequest, Score]:
+    def coalescer(self) -> GroupCoalescer[Sample, dict[str, float | int]]:
         """The running loop's coalescer (a manager may be driven from more than one loop)."""
         loop = asyncio.get_running_loop()
         coalescer = self._coalescers.get(loop)
@@ -114,11 +142,9 @@ class GearRewardManager(RewardManagerBase):
             self._coalescers[loop] = coalescer
         return coalescer
 
-    async def _send(self, requests: Sequence[ScoreRequest]) -> Sequence[Score | BaseException]:
-        scorer = await shared_scorer(self.settings)
-        return await scorer.score_each(
-            requests, aggregator=self.settings.aggregator, options=self.settings.options, host=self.settings.host
-        )
+    async def _send(self, samples: Sequence[Sample]) -> Sequence[dict[str, float | int] | BaseException]:
+        rewarder = await shared_rewarder(self.settings, self.endpoints)
+        return await rewarder.score_each(samples)
 
     async def run_single(self, data: Any) -> dict[str, Any]:
         """Scores one sample, as VERL's naive manager reads it, batched with the rest of its group.
@@ -149,19 +175,31 @@ class GearRewardManager(RewardManagerBase):
         ground_truth = reward_model.get("ground_truth") if isinstance(reward_model, Mapping) else None
         extra_info = non_tensor.get("extra_info")
         tool_fields = non_tensor.get("tool_extra_fields")
+        key_name = self.settings.judgments_key
+        from_tools = isinstance(tool_fields, Mapping) and key_name in tool_fields
         if isinstance(extra_info, Mapping) and isinstance(tool_fields, Mapping) and tool_fields:
             # The agent loop's per-rollout fields, merged over extra_info as naive.py merges them, but
             # into a copy: after verl's repeat, one extra_info dict is shared by the whole group.
-            extra_info = {**extra_info, **tool_fields}
+            shared_info, extra_info = extra_info, {**extra_info, **tool_fields}
+        else:
+            shared_info = extra_info
         row = parse_row(extra_info)
-        call = JudgeCall(row, response, extra_info, non_tensor.get("data_source"), ground_truth, ("extra_info",))
-        judgment = await self.judge.judge(call)
-        default_judge = isinstance(self.judge, CallJudgments)
-        request = ScoreRequest(
-            row, response, judgment, ("extra_info",), ("extra_info", self.settings.judgments_key) if default_judge else ("judgment",)
-        )
+        if self.judge is not None:
+            call = JudgeCall(row, response, extra_info, non_tensor.get("data_source"), ground_truth, ("extra_info",))
+            sample = Sample(row, response, await self.judge.judge(call), ("extra_info",), ("judgment",))
+        else:
+            assert isinstance(extra_info, Mapping)
+            judgment: Judgment | None
+            if from_tools and self.settings.judgments != "judge":
+                judgment = parse_judgment(extra_info[key_name], row, ("tool_extra_fields", key_name))
+                judgment_path: tuple[str, ...] = ("tool_extra_fields", key_name)
+            else:
+                judgment = row_judgments(extra_info, row, self.settings, ("extra_info",))
+                judgment_path = ("extra_info", key_name)
+                if judgment is not None and isinstance(shared_info, Mapping):
+                    shared_row_guard().check(shared_info, response, ("extra_info",), key_name)
+            sample = Sample(row, response, judgment, ("extra_info",), judgment_path)
         uid = non_tensor.get("uid")
         key: Hashable = ("uid", str(uid)) if uid is not None else ("rubric", row.key)
-        score = await self.coalescer().submit(key, request)
-        fields = score.fields()
+        fields = await self.coalescer().submit(key, sample)
         return {"reward_score": fields["score"], "reward_extra_info": fields}

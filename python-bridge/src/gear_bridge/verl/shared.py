@@ -1,8 +1,10 @@
-"""Per-process state of the VERL glue: settings from call kwargs, one scorer per event loop.
+"""Per-process state of the VERL glue: settings from call kwargs, one scorer per event loop, the server.
 
 VERL calls the reward function from several worker processes, each running many calls at once on
 one event loop; every call of a loop shares that loop's connection (and rubric registry). A loop
-that is gone drops its scorer (weak keys); a forked child builds its own.
+that is gone drops its scorer (weak keys); a forked child builds its own. With no ``url``, the
+workers of one machine share one server (:mod:`gear_bridge.shared_server`), started with the judge
+settings in its environment.
 """
 
 from __future__ import annotations
@@ -14,35 +16,57 @@ import weakref
 from typing import Any, Mapping
 
 from ..asyncio.client import AsyncClient
-from ..embedded_server import shared_server_url
+from ..embedded_server import find_server_command, shared_server_url
 from ..exceptions import ConfigError
-from ..judge import CallJudgments, Judge
+from ..judge import Judge
 from ..plain_data import plain
 from ..protocol import stable_json
 from ..scoring import Scorer
 from ..settings import ENVIRONMENT, Settings, load_settings
+from ..shared_server import machine_server_url
+from .rewarder import Rewarder
 
-__all__ = ["VERL_EXTRA_KWARGS", "settings_from_kwargs", "shared_scorer"]
+__all__ = ["VERL_EXTRA_KWARGS", "RouterInfo", "settings_from_kwargs", "shared_scorer", "shared_rewarder", "server_launch"]
 
-#: Keyword arguments VERL itself adds to reward-function calls; accepted and ignored.
+#: Keyword arguments VERL itself adds to reward-function calls when it runs a reward model.
 VERL_EXTRA_KWARGS = frozenset({"reward_router_address", "reward_model_tokenizer"})
+
+#: The judge variables a server reads at start (cli/options/judge-flags.ts).
+_SERVER_JUDGE_ENV = {
+    "judge_model": "GEAR_JUDGE_MODEL",
+    "judge_api_key": "GEAR_JUDGE_API_KEY",
+    "judge_max_concurrent": "GEAR_JUDGE_MAX_CONCURRENT",
+    "judge_timeout": "GEAR_JUDGE_TIMEOUT",
+    "judge_cache": "GEAR_JUDGE_CACHE",
+}
 
 _settings_cache: dict[tuple[str, tuple[str | None, ...]], Settings] = {}
 _settings_lock = threading.Lock()
 _scorers_lock = threading.Lock()
 _scorers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], Scorer]] = weakref.WeakKeyDictionary()
+_rewarders: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], Rewarder]] = weakref.WeakKeyDictionary()
 
 
-def settings_from_kwargs(kwargs: Mapping[str, Any]) -> tuple[Settings, Judge]:
-    """Settings and judge from a call's keyword arguments (VERL's ``reward_kwargs``) and the environment.
+class RouterInfo:
+    """verl's reward router, as passed to a reward function or manager: its address and model name."""
 
-    Args:
-        kwargs: the call's extra keyword arguments; ``judge`` may be a :class:`~gear_bridge.judge.Judge`,
-            VERL's own extras are ignored, anything else must be a setting.
+    __slots__ = ("address", "model")
+
+    def __init__(self, address: str | None, tokenizer: Any) -> None:
+        self.address = address if isinstance(address, str) and address else None
+        name = getattr(tokenizer, "name_or_path", None)
+        # verl serves the reward model under the local path its tokenizer was loaded from.
+        self.model = name if isinstance(name, str) and name else None
+
+
+def settings_from_kwargs(kwargs: Mapping[str, Any]) -> tuple[Settings, Judge | None, RouterInfo]:
+    """Settings, a custom judge (None: the row's judgments, else the service's judge) and verl's
+    reward router, from a call's keyword arguments (VERL's ``reward_kwargs``) and the environment.
 
     Raises:
         ConfigError: an unknown keyword or a bad value (naming it).
     """
+    router = RouterInfo(kwargs.get("reward_router_address"), kwargs.get("reward_model_tokenizer"))
     own = {k: v for k, v in kwargs.items() if k not in VERL_EXTRA_KWARGS}
     judge = own.pop("judge", None)
     if judge is not None and not isinstance(judge, Judge):
@@ -62,11 +86,56 @@ def settings_from_kwargs(kwargs: Mapping[str, Any]) -> tuple[Settings, Judge]:
                     _settings_cache.clear()
                 _settings_cache[key] = cached
         settings = cached
-    return settings, judge if judge is not None else CallJudgments(settings.judgments_key)
+    return settings, judge, router
+
+
+def server_launch(settings: Settings) -> tuple[dict[str, str], list[str]]:
+    """The environment and extra flags an embedded server starts with: the judge of ``settings``.
+
+    The parent's ``GEAR_JUDGE_*`` variables are replaced by the settings' (which read them anyway),
+    so the server's judge is exactly the one configured.
+    """
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GEAR_JUDGE_")}
+    args: list[str] = ["--log-level", "warn"]
+    if settings.judge_url is not None:
+        env["GEAR_JUDGE_URL"] = ",".join(settings.judge_url)
+        for name, variable in _SERVER_JUDGE_ENV.items():
+            value = getattr(settings, name)
+            if value is not None:
+                env[variable] = str(value)
+        if settings.judge_rpm is not None:
+            args += ["--rpm", repr(settings.judge_rpm)]
+        if settings.judge_tpm is not None:
+            args += ["--tpm", repr(settings.judge_tpm)]
+    return env, args
+
+
+def _server_url(settings: Settings) -> str:
+    env, args = server_launch(settings)
+    if not settings.shared_server:
+        return shared_server_url(
+            command=settings.server_command, token=settings.token, startup_timeout=settings.startup_timeout, env=env, extra_args=args
+        )
+    command = list(settings.server_command) if settings.server_command is not None else find_server_command()
+    identity = {
+        "command": command,
+        "token": settings.token,
+        "args": args,
+        "judge": {k: env.get(k) for k in ("GEAR_JUDGE_URL", *_SERVER_JUDGE_ENV.values())},
+    }
+    return machine_server_url(
+        command=command,
+        token=settings.token,
+        env=env,
+        extra_args=args,
+        identity=identity,
+        run_dir=settings.run_dir,
+        startup_timeout=settings.startup_timeout,
+    )
 
 
 async def shared_scorer(settings: Settings) -> Scorer:
-    """The running loop's scorer for ``settings``' server (an embedded one when ``url`` is None).
+    """The running loop's scorer for ``settings``' server (this machine's when ``url`` is None).
 
     Raises:
         EmbeddedServerError: no server address and no gear command to start one.
@@ -79,10 +148,7 @@ async def shared_scorer(settings: Settings) -> Scorer:
             return scorers[key]
     url = settings.url
     if url is None:
-        url = await loop.run_in_executor(
-            None,
-            lambda: shared_server_url(command=settings.server_command, token=settings.token, startup_timeout=settings.startup_timeout),
-        )
+        url = await loop.run_in_executor(None, _server_url, settings)
     with _scorers_lock:
         scorers = _scorers.setdefault(loop, {})
         if key not in scorers:  # another call of this loop may have got here first during the await
@@ -95,3 +161,15 @@ async def shared_scorer(settings: Settings) -> Scorer:
             )
             scorers[key] = Scorer(client, max_rubrics=settings.max_rubrics)
         return scorers[key]
+
+
+async def shared_rewarder(settings: Settings, endpoints: list[dict[str, Any]] | None) -> Rewarder:
+    """The running loop's :class:`Rewarder` for ``settings`` and judge ``endpoints``."""
+    loop = asyncio.get_running_loop()
+    key = (id(settings), stable_json(endpoints))  # the Rewarder holds settings, so the id stays its own
+    found = _rewarders.get(loop, {}).get(key)
+    if found is not None:
+        return found
+    scorer = await shared_scorer(settings)
+    with _scorers_lock:
+        return _rewarders.setdefault(loop, {}).setdefault(key, Rewarder(scorer, settings, endpoints))

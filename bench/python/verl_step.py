@@ -1,0 +1,151 @@
+"""Per-step reward cost inside real verl: gear against a flat Python compute_score, same run.
+
+Run with the verl venv (scripts/verl-venv) from the repository root:
+
+    PYTHONPATH=python-bridge/src:python-bridge/tests:python-bridge/tests/verl_glue \\
+        $(scripts/verl-venv | sed -n 's/^python: //p') bench/python/verl_step.py
+
+One GRPO step is 896 responses (112 prompts x 8 rollouts) on the 30 HealthBench oss_eval rubrics
+with their graphs, judgments precomputed (judge scores for canonical rows, RuscaRL grader outputs for
+ruscarl rows). Each path is driven by verl's own code: RewardLoopWorker.compute_score_batch (one
+worker, the step in the 8 chunks of 112 that verl's 8 workers get, one after the other) with the
+reward-loop naive manager + a custom function, or with GearRewardManager; the legacy batch manager
+(verl.workers.reward_manager.batch) for compute_score_batched. The baseline is what a user writes
+without gear: a flat weighted score in Python, per call. Median of REPEATS steps, after a warm-up step.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Dict, List
+
+import numpy as np
+import torch
+from hydra import compose, initialize_config_dir
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+from transformers import PreTrainedTokenizerFast
+
+import verl
+from verl import DataProto
+from verl.experimental.reward_loop import RewardLoopWorker
+from verl.utils import hf_tokenizer
+from verl.utils.ray_utils import get_event_loop
+
+from conftest import GEAR_COMMAND  # noqa: E402  (python-bridge/tests)
+from gear_bridge import EmbeddedServer
+from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
+
+N = 8
+PROMPTS = 112
+REPEATS = 7
+CONFIG_DIR = str(Path(verl.__file__).parent / "trainer" / "config")
+
+
+async def flat_compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None, **kwargs: Any) -> Dict[str, float]:
+    """The baseline: a flat weighted rubric score from the row's judgments, in plain Python."""
+    spec = extra_info["gear"]
+    spec = json.loads(spec) if isinstance(spec, str) else spec
+    judgments = extra_info["gear_judgments"]
+    if spec["format"] == "canonical":
+        weights = [c["weight"] for c in spec["rubric"]["criteria"]]
+        p = judgments["p"]
+    elif spec["format"] == "official-gear":
+        weights = [r["points"] for r in spec["reward_model"]["rubrics"]]
+        p = judgments["p"]
+    else:
+        weights = [r["points"] for r in spec["row"]["reward_model"]["rubrics"]]
+        p = []
+        for output in judgments:
+            try:
+                p.append(1.0 if json.loads(output).get("criteria_met") is True else 0.0)
+            except ValueError:
+                p.append(0.0)
+    positive = sum(w for w in weights if w > 0) or 1.0
+    return {"score": sum(w * x for w, x in zip(weights, p)) / positive}
+
+
+sys.modules[__name__].flat_compute_score = flat_compute_score  # reachable as pkg://__main__ below
+
+
+def tokenizer_dir() -> str:
+    folder = tempfile.mkdtemp(prefix="gear-bench-tokenizer-")
+    vocab = {"<pad>": 0, "</s>": 1, **{c: i + 2 for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}}
+    core = Tokenizer(models.BPE(vocab=vocab, merges=[]))
+    core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    core.decoder = decoders.ByteLevel()
+    PreTrainedTokenizerFast(tokenizer_object=core, pad_token="<pad>", eos_token="</s>").save_pretrained(folder)
+    return folder
+
+
+def make_step(tokenizer: Any, samples: List[Dict[str, Any]]) -> DataProto:
+    encoded = [tokenizer.encode(s["response"]) + [tokenizer.eos_token_id] for s in samples]
+    width = max(len(e) for e in encoded)
+    responses = torch.tensor([e + [0] * (width - len(e)) for e in encoded])
+    prompts = torch.ones((len(samples), 3), dtype=torch.long) * 5
+    data = DataProto.from_dict(
+        {"prompts": prompts, "responses": responses, "attention_mask": torch.cat([torch.ones_like(prompts), (responses != 0).long()], 1)},
+        non_tensors={
+            "data_source": np.array(["healthbench"] * len(samples), dtype=object),
+            "reward_model": np.array([{"ground_truth": ""}] * len(samples), dtype=object),
+            "extra_info": np.array([s["extra_info"] for s in samples], dtype=object),
+            "uid": np.array([s["uid"] for s in samples], dtype=object),
+        },
+    )
+    return data
+
+
+def timed_step(worker: Any, data: DataProto) -> float:
+    loop = get_event_loop()
+    started = time.perf_counter()
+    for chunk in data.chunk(8):  # what verl's 8 reward workers get
+        outputs = loop.run_until_complete(worker.compute_score_batch(chunk))
+        assert len(outputs) == len(chunk)
+    return time.perf_counter() - started
+
+
+def worker_for(tok: str, lines: List[str]) -> Any:
+    with initialize_config_dir(config_dir=CONFIG_DIR, version_base=None):
+        cfg = compose("ppo_trainer", overrides=[f"actor_rollout_ref.model.path={tok}", f"actor_rollout_ref.rollout.n={N}", *lines])
+    return RewardLoopWorker(cfg)
+
+
+def median_ms(worker: Any, data: DataProto) -> float:
+    timed_step(worker, data)  # warm-up: connection, rubric registration
+    return statistics.median(timed_step(worker, data) for _ in range(REPEATS)) * 1000
+
+
+def main() -> int:
+    tok = tokenizer_dir()
+    tokenizer = hf_tokenizer(tok)
+    server = EmbeddedServer(GEAR_COMMAND, extra_args=["--log-level", "warn"]).__enter__()
+    try:
+        steps = {
+            "judge scores (canonical rows)": make_step(tokenizer, make_samples(seed=7, prompts=PROMPTS, group=N, formats=("canonical",))),
+            "RuscaRL rows (grader outputs)": make_step(tokenizer, make_samples(seed=8, prompts=PROMPTS, group=N, formats=("ruscarl",))),
+        }
+        flat_fn = ["reward.custom_reward_function.path=pkg://__main__", "reward.custom_reward_function.name=flat_compute_score"]
+        gear_fn = ["reward.custom_reward_function.path=pkg://gear_bridge.verl.reward_fn", "reward.custom_reward_function.name=compute_score",
+                   f"+reward.custom_reward_function.reward_kwargs.url={server.url}"]
+        manager = ["reward.reward_manager.source=importlib", "reward.reward_manager.name=GearRewardManager",
+                   "reward.reward_manager.module.path=pkg://gear_bridge.verl.reward_manager", f"+reward.reward_kwargs.url={server.url}"]
+        rows = []
+        for name, data in steps.items():
+            flat = median_ms(worker_for(tok, flat_fn), data)
+            for path, lines in (("reward function (naive manager)", gear_fn), ("GearRewardManager", manager)):
+                for metrics in (True, False):
+                    extra = ("+reward.custom_reward_function.reward_kwargs" if lines is gear_fn else "+reward.reward_kwargs") + f".metrics={metrics}"
+                    gear = median_ms(worker_for(tok, [*lines, extra]), data)
+                    rows.append((name, path, "on" if metrics else "off", flat, gear))
+                    print(f"| {name} | {path} | {'on' if metrics else 'off'} | {flat:.0f} | {gear:.0f} | {gear / flat:.2f} |", flush=True)
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    print("| rows | gear path | metrics | flat Python ms | gear ms | gear/flat |\n| --- | --- | --- | --- | --- | --- |", flush=True)
+    sys.exit(main())

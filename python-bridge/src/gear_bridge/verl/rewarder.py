@@ -1,0 +1,292 @@
+"""Rewards for VERL samples: judgments that came with the row, or the service's LLM judge.
+
+A :class:`Sample` whose ``judgment`` is set is scored by :class:`~gear_bridge.scoring.Scorer`
+(``rubric.scoreColumns`` / ``host.scoreBatch``); one whose ``judgment`` is None is judged and
+scored by the service in one ``judge.scoreBatch`` (the server's own judge, or the ``endpoints``
+of the call: verl's reward router, or ``judge_url`` against a server started elsewhere).
+
+Every result carries the same keys (:data:`REWARD_KEYS`, plus :data:`METRIC_KEYS` with
+``metrics`` on), so verl's logger shows them per step: the reward, the native reward, the gear,
+flat and hard rewards of the same judgments, and what the judge did (failed criteria, requests,
+cache hits, latency).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from ..asyncio.client import AsyncClient
+from ..exceptions import ConfigError, InvalidParams, PathPart, RowError
+from ..rows import GEAR_KEY, GearRow, Judgment
+from ..scoring import Score, Scorer, ScoreRequest, _field_error
+from ..settings import Settings
+
+__all__ = ["REWARD_KEYS", "METRIC_KEYS", "JUDGE_CALL_TIMEOUT", "Sample", "Rewarder", "call_endpoints"]
+
+logger = logging.getLogger("gear_bridge.verl.rewarder")
+
+#: The keys of every result, in order (verl builds its arrays from the first result's keys).
+REWARD_KEYS = (
+    "score",
+    "native_score",
+    "num_criteria",
+    "unread_judgments",
+    "judged",
+    "judge_failed_criteria",
+    "judge_requests",
+    "judge_cache_hits",
+    "judge_latency_ms",
+)
+#: With ``metrics`` on: the reward of the same judgments under each of these aggregators.
+METRIC_KEYS = ("gear_reward", "flat_reward", "hard_reward")
+_METRIC_AGGREGATORS = {"gear_reward": "gear", "flat_reward": "flat", "hard_reward": "hard"}
+
+#: How long a ``judge.scoreBatch`` may take (an LLM judges every criterion of every response).
+JUDGE_CALL_TIMEOUT = 3600.0
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One response to reward.
+
+    Attributes:
+        row: the parsed rubric spec.
+        response: the response text.
+        judgment: its judgments, or None for the service's judge to make them.
+        path: where the row's ``extra_info`` sits, for errors.
+        judgment_path: where the judgments came from, for errors.
+    """
+
+    row: GearRow
+    response: str
+    judgment: Judgment | None
+    path: tuple[PathPart, ...] = ("extra_info",)
+    judgment_path: tuple[PathPart, ...] = ("extra_info", "gear_judgments")
+
+    def request(self) -> ScoreRequest:
+        return ScoreRequest(self.row, self.response, self.judgment if self.judgment is not None else (), self.path, self.judgment_path)
+
+
+def call_endpoints(settings: Settings, router_address: str | None, router_model: str | None) -> list[dict[str, Any]] | None:
+    """The ``endpoints`` a ``judge.scoreBatch`` names, or None for the server's own judge.
+
+    ``judge_url`` with an embedded server: None (that server was started with them, and with the
+    judge's cache and timeout). ``judge_url`` with a server at ``url``: the URLs. Otherwise verl's
+    reward router (``reward_router_address``, when verl runs a reward model), unless
+    ``reward_router`` is off.
+    """
+    shared: dict[str, Any] = {}
+    if settings.judge_max_concurrent is not None:
+        shared["maxConcurrent"] = settings.judge_max_concurrent
+    if settings.judge_url is not None:
+        if settings.url is None:
+            return None
+        if settings.judge_model is not None:
+            shared["model"] = settings.judge_model
+        if settings.judge_api_key is not None:
+            shared["apiKey"] = settings.judge_api_key
+        for name, key in (("judge_rpm", "rpm"), ("judge_tpm", "tpm")):
+            value = getattr(settings, name)
+            if value is not None:
+                shared[key] = value
+        return [{"url": url, **shared} for url in settings.judge_url]
+    if router_address is not None and settings.reward_router:
+        address = router_address if "://" in router_address else f"http://{router_address}"
+        model = settings.reward_router_model or router_model
+        return [{"url": f"{address.rstrip('/')}/v1", **({"model": model} if model else {}), **shared}]
+    return None
+
+
+def _fields(score: Score, judged: Mapping[str, Any] | None, metrics: Mapping[str, float] | None) -> dict[str, float | int]:
+    stats = judged.get("judge", {}).get("stats", {}) if judged is not None else {}
+    out: dict[str, float | int] = {
+        "score": score.reward,
+        "native_score": score.native_reward,
+        "num_criteria": len(score.effective),
+        "unread_judgments": score.unread_judgments,
+        "judged": 1 if judged is not None else 0,
+        "judge_failed_criteria": int(judged.get("failedCriteria", 0)) if judged is not None else 0,
+        "judge_requests": int(stats.get("requests", 0)),
+        "judge_cache_hits": int(stats.get("cacheHits", 0)),
+        "judge_latency_ms": float(stats.get("latencyMs", 0.0)),
+    }
+    if metrics is not None:
+        for key in METRIC_KEYS:
+            out[key] = metrics[key]
+    return out
+
+
+class Rewarder:
+    """Rewards samples through one client (the running loop's), under one set of settings.
+
+    Args:
+        scorer: the loop's scorer (its client and rubric registry).
+        settings: aggregator, options, judge options, metrics.
+        endpoints: the judge endpoints of ``judge.scoreBatch`` calls (None: the server's judge).
+    """
+
+    def __init__(self, scorer: Scorer, settings: Settings, endpoints: Sequence[Mapping[str, Any]] | None) -> None:
+        self.scorer = scorer
+        self.client: AsyncClient = scorer.client
+        self.settings = settings
+        self.endpoints = [dict(e) for e in endpoints] if endpoints is not None else None
+
+    async def score_each(self, samples: Sequence[Sample]) -> list[dict[str, float | int] | RowError | ConfigError]:
+        """Every sample's result, or the error of its own row (the others are still rewarded).
+
+        Raises:
+            ConfigError: a setting the server rejected, or no judge for samples that need one.
+            BridgeConnectionError: the server could not be reached or did not answer in time.
+        """
+        out: list[dict[str, float | int] | RowError | ConfigError | None] = [None] * len(samples)
+        given = [i for i, s in enumerate(samples) if s.judgment is not None]
+        to_judge = [i for i, s in enumerate(samples) if s.judgment is None]
+        jobs = []
+        if given:
+            jobs.append(self._score_given(samples, given, out))
+        if to_judge:
+            jobs.append(self._judge(samples, to_judge, out))
+        await asyncio.gather(*jobs)
+        done: list[dict[str, float | int] | RowError | ConfigError] = []
+        for outcome in out:
+            assert outcome is not None
+            done.append(outcome)
+        return done
+
+    def _wanted(self, free: Sequence[str]) -> list[str]:
+        """The metric aggregators a second request must compute (the rest are known already)."""
+        if not self.settings.metrics:
+            return []
+        return [a for a in _METRIC_AGGREGATORS.values() if a != self.settings.aggregator and a not in free]
+
+    async def _score_given(
+        self, samples: Sequence[Sample], indices: list[int], out: list[dict[str, float | int] | RowError | ConfigError | None]
+    ) -> None:
+        settings = self.settings
+        # Rubric rows return the flat reward with every request; host rows return their native one.
+        groups = [[i for i in indices if not samples[i].row.is_host], [i for i in indices if samples[i].row.is_host]]
+        for group, free in zip(groups, (("flat",), ())):
+            if not group:
+                continue
+            requests = [samples[i].request() for i in group]
+            wanted = self._wanted(free)
+            answers = await asyncio.gather(
+                self.scorer.score_each(requests, aggregator=settings.aggregator, options=settings.options, host=settings.host),
+                *(self.scorer.score_each(requests, aggregator=a, options=settings.options, host=settings.host) for a in wanted),
+            )
+            primary, extra = answers[0], dict(zip(wanted, answers[1:]))
+            for k, index in enumerate(group):
+                score = primary[k]
+                if not isinstance(score, Score):
+                    out[index] = score
+                    continue
+                metrics = None
+                if settings.metrics:
+                    metrics = {}
+                    for key, aggregator in _METRIC_AGGREGATORS.items():
+                        if aggregator == settings.aggregator:
+                            metrics[key] = score.reward
+                        elif aggregator == "flat" and not samples[index].row.is_host:
+                            metrics[key] = score.native_reward
+                        else:
+                            other = extra[aggregator][k]
+                            metrics[key] = other.reward if isinstance(other, Score) else float("nan")
+                out[index] = _fields(score, None, metrics)
+
+    def _judge_items(self, samples: Sequence[Sample], indices: list[int]) -> list[dict[str, Any]]:
+        items = []
+        for index in indices:
+            sample = samples[index]
+            if not sample.row.is_host:
+                raise RowError(
+                    sample.judgment_path,
+                    f'missing: judge scores {{"p": [...], "d": [...]}} for this response. A "{sample.row.format}" row holds the '
+                    "rubric only, not the prompt an LLM judge needs: give the judgments, or convert the data to a host "
+                    "format the judge can read (python -m gear_bridge.convert healthbench ... --format ruscarl|merf|gear)",
+                )
+            items.append({"host": self.settings.host or sample.row.format, "row": sample.row.content, "response": sample.response})
+        return items
+
+    async def _judge_call(self, items: list[dict[str, Any]], aggregator: str) -> list[dict[str, Any]]:
+        settings = self.settings
+        try:
+            return await self.client.judge_score_batch(
+                items,
+                aggregator=aggregator,
+                options=settings.options,
+                judge=settings.judge_options,
+                endpoints=self.endpoints,
+                timeout=None if settings.timeout is None else max(settings.timeout, JUDGE_CALL_TIMEOUT),
+            )
+        except InvalidParams as error:
+            head = error.path[:1]
+            if head == ("endpoints",):
+                raise ConfigError(
+                    ("judge_url",),
+                    "no judge: these rows have no judgments and the gear server has no judge endpoints; set judge_url "
+                    "(GEAR_JUDGE_URL) to your OpenAI-compatible judge servers, or enable verl's reward model "
+                    "(reward.reward_model.enable=True) so its reward_router_address is used",
+                ) from None
+            if head == ("judge",):
+                raise ConfigError(("judge_options", *error.path[1:]), error.message) from None
+            if head in (("aggregator",), ("options",)):
+                raise ConfigError(error.path, error.message) from None
+            raise
+
+    async def _judge(
+        self, samples: Sequence[Sample], indices: list[int], out: list[dict[str, float | int] | RowError | ConfigError | None]
+    ) -> None:
+        settings = self.settings
+        sendable: list[int] = []
+        items: list[dict[str, Any]] = []
+        for index in indices:
+            try:
+                items.extend(self._judge_items(samples, [index]))
+                sendable.append(index)
+            except RowError as error:
+                out[index] = error
+        if not items:
+            return
+        results = await self._judge_call(items, settings.aggregator)
+        good = [k for k, r in enumerate(results) if "error" not in r]
+        wanted = self._wanted(())
+        # The other aggregators' rewards of the same verdicts: the judge's answers come from its cache.
+        extra_answers = await asyncio.gather(*(self._judge_call([items[k] for k in good], a) for a in wanted)) if good and wanted else []
+        extra = {a: dict(zip(good, answers)) for a, answers in zip(wanted, extra_answers)}
+        failed_criteria = failed_requests = 0
+        for k, (index, result) in enumerate(zip(sendable, results)):
+            sample = samples[index]
+            if "error" in result:
+                item_error = result["error"]
+                out[index] = _field_error(sample.request(), list(item_error.get("path", []))[2:], str(item_error.get("message", "")))
+                continue
+            stats = result.get("judge", {}).get("stats", {})
+            failed_criteria += int(result.get("failedCriteria", 0))
+            failed_requests += int(stats.get("failedRequests", 0))
+            score = Score(float(result["reward"]), float(result["nativeReward"]), str(result["method"]), tuple(result["effective"]))
+            metrics = None
+            if settings.metrics:
+                metrics = {}
+                for key, aggregator in _METRIC_AGGREGATORS.items():
+                    if aggregator == settings.aggregator:
+                        metrics[key] = score.reward
+                    else:
+                        other = extra[aggregator].get(k, {})
+                        metrics[key] = float(other["reward"]) if "reward" in other else float("nan")
+            out[index] = _fields(score, result, metrics)
+        if failed_criteria or failed_requests:
+            policy = (settings.judge_options or {}).get("onJudgeFailure", "pessimistic")
+            logger.warning(
+                "judge: %d criteria of %d responses could not be read (%d requests failed); scored by the %s policy "
+                "(against the response), counted in reward_extra_info judge_failed_criteria",
+                failed_criteria, len(sendable), failed_requests, policy,
+            )
+
+
+def describe_endpoints(endpoints: Sequence[Mapping[str, Any]] | None) -> str:
+    """For logs: the endpoint URLs, no keys."""
+    return "the server's judge" if endpoints is None else json.dumps([e.get("url") for e in endpoints])

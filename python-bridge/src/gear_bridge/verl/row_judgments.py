@@ -1,0 +1,86 @@
+"""Judgments that come with a VERL row, and the guard against reading another rollout's.
+
+verl repeats a prompt's row for its ``n`` rollouts by reference: every rollout of a group gets the
+same ``extra_info`` dict. Judgments in it are therefore per prompt, not per response, and verl's
+reward-loop ``naive`` and ``rate_limited`` managers merge each rollout's ``tool_extra_fields`` into
+that shared dict in place, so a call can read the judgments of another rollout of its group
+(224 of 256 rewards came out wrong that way). :class:`SharedRowGuard` refuses judgments read from
+a dict that was already seen with a different response.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+from typing import Any, Mapping
+
+from ..exceptions import PathPart, RowError, format_path
+from ..rows import GearRow, Judgment, parse_judgment
+from ..settings import Settings
+
+__all__ = ["row_judgments", "SharedRowGuard", "shared_row_guard"]
+
+
+def row_judgments(extra_info: Mapping[str, Any], row: GearRow, settings: Settings, path: tuple[PathPart, ...]) -> Judgment | None:
+    """The row's own judgments (``extra_info[judgments_key]``), or None for the judge to make them.
+
+    ``judgments="auto"``: the row's when present, else None. ``"precomputed"``: the row's, required.
+    ``"judge"``: always None.
+
+    Raises:
+        RowError: malformed judgments, or missing ones with ``judgments="precomputed"``.
+    """
+    if settings.judgments == "judge":
+        return None
+    key = settings.judgments_key
+    if key not in extra_info:
+        if settings.judgments == "precomputed":
+            wanted = "the judge's raw outputs, one string per judge request" if row.is_host else 'judge scores {"p": [...], "d": [...]}'
+            raise RowError((*path, key), f'missing: {wanted} for this response (judgments="precomputed")')
+        return None
+    return parse_judgment(extra_info[key], row, (*path, key))
+
+
+class SharedRowGuard:
+    """Remembers which response each ``extra_info`` dict was read for (the last ``size`` dicts).
+
+    Holds the dicts it remembers, so an id is not reused while remembered.
+    """
+
+    def __init__(self, size: int = 16384) -> None:
+        self.size = size
+        self._seen: collections.OrderedDict[int, tuple[Mapping[str, Any], str]] = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def check(self, extra_info: Mapping[str, Any], response: str, path: tuple[PathPart, ...], key: str) -> None:
+        """Raises if ``extra_info`` was read before for a different response.
+
+        Raises:
+            RowError: at ``path.key``, naming the cause and the configurations that work.
+        """
+        with self._lock:
+            seen = self._seen.get(id(extra_info))
+            if seen is None or seen[0] is not extra_info:
+                self._seen[id(extra_info)] = (extra_info, response)
+                while len(self._seen) > self.size:
+                    self._seen.popitem(last=False)
+                return
+            self._seen.move_to_end(id(extra_info))
+            if seen[1] == response:
+                return
+        raise RowError(
+            (*path, key),
+            f"one extra_info dict carries judgments for responses of different text: verl shares a prompt's extra_info "
+            f"between all its rollouts (and its naive / rate_limited reward managers merge tool_extra_fields into it in "
+            f"place), so the judgments at {format_path((*path, key))} cannot be this response's. Let gear judge (judge_url, "
+            "or verl's reward model), or use GearRewardManager, which reads per-rollout judgments from tool_extra_fields "
+            "into a copy",
+        )
+
+
+_guard = SharedRowGuard()
+
+
+def shared_row_guard() -> SharedRowGuard:
+    """The process's guard."""
+    return _guard

@@ -1,0 +1,122 @@
+"""The judge from configuration: rows without judgments are judged by the service (judge.scoreBatch)
+against a real HTTP judge endpoint, through a server this machine shares, and score exactly as
+`gear score` scores the same judge outputs; failures are counted, never credit; no judge is a
+ConfigError naming judge_url; verl's reward router is used when verl passes it."""
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+from cases import cli_score, gear_spec, healthbench_records
+from conftest import GEAR_COMMAND
+from judged_rows import expected, host_rows
+from gear_bridge import ConfigError, EmbeddedServer, RowError
+from gear_bridge.sync import connect
+from gear_bridge.verl.reward_fn import compute_score
+from judge_endpoint import JudgeEndpoint
+
+
+def run_all(rows: List[Dict[str, Any]], **kwargs: Any) -> List[Any]:
+    async def main() -> List[Any]:
+        return list(await asyncio.gather(
+            *(compute_score("healthbench", r["response"], "", {"gear": json.dumps(r["spec"])}, **kwargs) for r in rows),
+            return_exceptions=True,
+        ))
+    return asyncio.run(main())
+
+
+def test_rows_without_judgments_are_judged_through_a_machine_server(server: EmbeddedServer, tmp_path: Path) -> None:
+    """judge_url + no url: this machine's server is started with the judge; every reward equals
+    `gear score` on the endpoint's outputs, and the metrics say what the judge did."""
+    rows = host_rows(4)
+    with JudgeEndpoint() as endpoint:
+        got = run_all(rows, judge_url=endpoint.url, judge_model="test-judge", server_command=GEAR_COMMAND, run_dir=str(tmp_path), aggregator="gear")
+        requests = endpoint.requests
+        models = set(endpoint.models)
+    want = expected(server.url, "ruscarl", rows, "gear")
+    assert [g["score"] for g in got] == [w["reward"] for w in want]
+    assert [g["native_score"] for g in got] == [w["native_reward"] for w in want]
+    assert all(g["judged"] == 1 and g["judge_failed_criteria"] == 0 for g in got)
+    assert all(g["judge_requests"] == g["num_criteria"] and g["judge_cache_hits"] == 0 for g in got)  # one verdict per criterion
+    assert requests == sum(g["num_criteria"] for g in got)  # the flat and hard metrics came from the judge's cache
+    assert models == {"test-judge"}
+    assert [g["flat_reward"] for g in got] == [w["reward"] for w in expected(server.url, "ruscarl", rows, "flat")]
+    assert [g["hard_reward"] for g in got] == [w["reward"] for w in expected(server.url, "ruscarl", rows, "hard")]
+    info = json.loads(next(tmp_path.rglob("server.json")).read_text())
+    with connect(info["url"]) as client:
+        assert client.judge_info()["configured"] is True
+
+
+def test_unreadable_verdicts_count_against_the_response(server: EmbeddedServer, tmp_path: Path) -> None:
+    """An endpoint that answers garbage: every criterion is counted as failed and scored pessimistically
+    (positive criteria not met, negative ones applied), never as credit."""
+    rows = host_rows(2)
+    with JudgeEndpoint("garbage") as endpoint:
+        got = run_all(rows, judge_url=endpoint.url, server_command=GEAR_COMMAND, run_dir=str(tmp_path), metrics=False,
+                      judge_options={"maxReasks": 0})
+    for g, row in zip(got, rows):
+        assert g["judge_failed_criteria"] == g["num_criteria"] > 0
+        rubrics = row["spec"]["row"]["reward_model"]["rubrics"]
+        pessimistic = [json.dumps({"explanation": "", "criteria_met": r["points"] < 0}) for r in rubrics]
+        want = cli_score("ruscarl", "gear", [{"row": row["spec"]["row"], "response": row["response"], "judge_outputs": pessimistic}])
+        assert g["score"] == want[0]["reward"]
+
+
+def test_no_judge_is_a_config_error(server: EmbeddedServer) -> None:
+    """Rows without judgments, no judge_url, no reward router, a server without a judge: ConfigError at judge_url."""
+    [error] = run_all(host_rows(1), url=server.url)
+    assert isinstance(error, ConfigError) and error.path == ("judge_url",)
+
+
+def test_canonical_rows_without_judgments_name_the_missing_judgments(server: EmbeddedServer) -> None:
+    """A canonical row carries no prompt for a judge: the error names extra_info.gear_judgments and the fix."""
+    record, graph = healthbench_records()[0]
+    spec = gear_spec(record, graph, "canonical")
+
+    async def main() -> Any:
+        return await compute_score("hb", "x", "", {"gear": spec}, url=server.url, judge_url="http://127.0.0.1:9/v1")
+
+    with pytest.raises(RowError) as caught:
+        asyncio.run(main())
+    assert caught.value.path == ("extra_info", "gear_judgments") and "--format ruscarl" in str(caught.value)
+
+
+class _RewardModelTokenizer:
+    name_or_path = "/models/judge-7b"
+
+
+def test_verl_reward_router_is_the_judge(server: EmbeddedServer) -> None:
+    """verl's reward_router_address (host:port) becomes the call's endpoint, with the reward model's
+    path as the model name; a server started elsewhere needs no judge of its own."""
+    rows = host_rows(2, "merf")
+    with JudgeEndpoint() as endpoint:
+        address = endpoint.url.removeprefix("http://").removesuffix("/v1")
+        got = run_all(rows, url=server.url, reward_router_address=address, reward_model_tokenizer=_RewardModelTokenizer(), metrics=False)
+        models = set(endpoint.models)
+    want = expected(server.url, "merf", rows, "gear")
+    assert [g["score"] for g in got] == [w["reward"] for w in want]
+    assert models == {"/models/judge-7b"}
+
+
+def test_judgments_in_a_group_shared_dict_are_refused(server: EmbeddedServer) -> None:
+    """verl's naive manager merges each rollout's tool_extra_fields into the one extra_info dict of the
+    group, in place: reading judgments from it for two different responses is refused loudly."""
+    record, graph = healthbench_records()[0]
+    spec = gear_spec(record, graph, "canonical")
+    count = len(spec["rubric"]["criteria"])
+    shared: Dict[str, Any] = {"gear": spec}
+
+    async def naive_like(response: str, p: float) -> Any:
+        shared.update({"gear_judgments": {"p": [p] * count}})  # naive.py: extra_info.update(tool_extra_fields)
+        await asyncio.sleep(0)  # naive.py decodes in an executor here: another rollout runs
+        return await compute_score("hb", response, "", shared, url=server.url)
+
+    async def main() -> List[Any]:
+        return list(await asyncio.gather(naive_like("first", 1.0), naive_like("second", 0.0), return_exceptions=True))
+
+    outcomes = asyncio.run(main())
+    assert any(isinstance(o, RowError) and o.path == ("extra_info", "gear_judgments") for o in outcomes)
