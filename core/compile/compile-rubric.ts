@@ -36,8 +36,19 @@ export function compileRubric(rubricInput: unknown, optionsInput: AggregationOpt
 
   const weight = Float64Array.from(rubric.criteria, (c) => c.weight);
   const absWeights = Float64Array.from(weight, Math.abs);
-  if (!Number.isFinite(exactSum(absWeights))) {
+  const absSum = exactSum(absWeights);
+  if (!Number.isFinite(absSum)) {
     throw new GearError('invalid_input', ['criteria'], 'the sum of |weight| overflows float64');
+  }
+  const denominator = rewardDenominator(weight, options.normalize, options.emptyDenominator);
+  // |reward| <= sum |w| / denominator: refuse weights whose reward could overflow to +-Infinity
+  // (weights 5e-324 and -1 give -1 / 5e-324), with a factor 2 of headroom for rounding.
+  if (denominator > 0 && !(absSum / denominator <= Number.MAX_VALUE / 2)) {
+    throw new GearError(
+      'invalid_input',
+      ['criteria'],
+      `the weights' scale overflows float64: sum |weight| (${absSum}) / reward denominator (${denominator}) is not finite, so a reward could be +-Infinity`,
+    );
   }
 
   const { kept, dropped } = projectDag(rubric.edges, indexById);
@@ -76,7 +87,10 @@ export function compileRubric(rubricInput: unknown, optionsInput: AggregationOpt
 
   const topoOrder = topologicalOrder(size, parentStart, parentIndex);
   const plan = planElimination(size, parentStart, parentIndex, canonicalRank(rubric.criteria));
-  const { gateStart, gate } = buildGates(size, parentStart, edgeRetention, plan.maxWidth <= options.exactMaxWidth);
+  // Gate tables cost up to size * 2^exactMaxWidth products: built on the first exact evaluation,
+  // not at compile time, so compiling (and mean-field scoring) never pays for them.
+  let gates: { gateStart: Int32Array; gate: Float64Array } | undefined;
+  const gatesOf = () => (gates ??= buildGates(size, parentStart, edgeRetention, plan.maxWidth <= options.exactMaxWidth));
 
   const report: CompileReport = {
     criteria: size,
@@ -99,15 +113,28 @@ export function compileRubric(rubricInput: unknown, optionsInput: AggregationOpt
     edgeSource,
     edgeRelation,
     edgeRetention,
-    gateStart,
-    gate,
+    get gateStart() {
+      return gatesOf().gateStart;
+    },
+    get gate() {
+      return gatesOf().gate;
+    },
     maxIndegree,
-    denominator: rewardDenominator(weight, options.normalize, options.emptyDenominator),
+    denominator,
     plan,
     options,
     rubric,
     report,
   });
+}
+
+/**
+ * The same compiled rubric with another report, without building its lazy parts (a spread would
+ * call the gate getters).
+ */
+export function withReport(compiled: CompiledRubric, report: CompileReport): CompiledRubric {
+  const fields = Object.getOwnPropertyDescriptors(compiled);
+  return Object.freeze(Object.defineProperties({}, { ...fields, report: { value: report, enumerable: true } })) as CompiledRubric;
 }
 
 /**
