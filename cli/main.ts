@@ -9,19 +9,20 @@ import { agreementRows, renderAgreement } from './commands/agreement.js';
 import { runScore } from './commands/score.js';
 import { conformanceReports, renderConformance } from './commands/conformance.js';
 import { runServe } from './commands/serve.js';
+import { SERVE_FLAGS_USAGE, SERVE_FLAG_OPTIONS } from '../python-bridge/service/index.js';
 import { SUPPORTED_HOSTS, type SupportedHost } from '../adapters/container.js';
 import { AggregatorNameSchema } from '../core/index.js';
 
 const USAGE = `gear: dependency-aware aggregation of rubric rewards (GEAR)
 
 Usage:
-  gear serve [--host 127.0.0.1] [--port 8765] [--token T] [--max-payload-bytes N]
-             [--max-batch-items N] [--max-rubrics N] [--log-level debug|info|warn|error]
-      The JSON-RPC 2.0 WebSocket service the Python package gear_bridge talks to (methods in
-      python-bridge/README.md). Prints {"event":"listening","url":...} on stdout, JSON logs on
-      stderr; --port 0 picks a free port. Binding a non-loopback address requires a token
-      (--token or GEAR_TOKEN; clients send "Authorization: Bearer T"). Also reads GEAR_BIND,
-      GEAR_PORT, GEAR_LOG_LEVEL. SIGTERM/SIGINT drain and exit 0.
+  gear serve ${SERVE_FLAGS_USAGE}
+      The JSON-RPC 2.0 WebSocket service the Python package gear_bridge talks to (methods,
+      limits and their defaults in python-bridge/service/README.md). Prints
+      {"event":"listening","url":...} on stdout, JSON logs on stderr; --port 0 picks a free port.
+      Binding a non-loopback address requires a token (--token or GEAR_TOKEN; clients send
+      "Authorization: Bearer T"). Also reads GEAR_BIND, GEAR_PORT, GEAR_LOG_LEVEL.
+      SIGTERM/SIGINT drain and exit 0.
   gear aggregate [--input FILE] [--output FILE] [--format jsonl|table]
                  [--retention weak=0.6,strong=0.2,activation=0] [--gamma G]
                  [--normalize positive-sum|abs-sum] [--clip] [--multi-parent product|geometric-mean|arithmetic-mean|max]
@@ -81,15 +82,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'serve') {
     const { values } = parseArgs({
       args: rest,
-      options: {
-        host: { type: 'string' },
-        port: { type: 'string' },
-        token: { type: 'string' },
-        'max-payload-bytes': { type: 'string' },
-        'max-batch-items': { type: 'string' },
-        'max-rubrics': { type: 'string' },
-        'log-level': { type: 'string' },
-      },
+      options: SERVE_FLAG_OPTIONS,
       strict: true,
     });
     return runServe(values, { env: process.env, stdout: process.stdout, stderr: process.stderr, version: version() });
