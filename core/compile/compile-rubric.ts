@@ -158,14 +158,27 @@ function buildGates(
   for (let i = 0; i < size; i++) {
     const a = parentStart[i] as number;
     const degree = (parentStart[i + 1] as number) - a;
+    // Multiply in ascending order of retention so the value does not depend on how the edges were
+    // listed. With the parents sorted that way, the product over a failing set is the product over
+    // the set without its largest member, times that member: one multiplication per pattern, the
+    // same multiplications in the same order as multiplying the sorted set out.
+    const sorted = Array.from({ length: degree }, (_, k) => k).sort(
+      (x, y) => (edgeRetention[a + x] as number) - (edgeRetention[a + y] as number) || x - y,
+    );
+    const rank = new Int32Array(degree);
+    sorted.forEach((k, position) => (rank[k] = position));
+    const product = new Float64Array(1 << degree);
+    product[0] = 1;
+    for (let m = 1; m < 1 << degree; m++) {
+      const top = 31 - Math.clz32(m);
+      product[m] = (product[m ^ (1 << top)] as number) * (edgeRetention[a + (sorted[top] as number)] as number);
+    }
+    const g0 = gateStart[i] as number;
     for (let c = 0; c < 1 << degree; c++) {
-      // Multiply in ascending order so the value does not depend on how the edges were listed.
-      const failing: number[] = [];
-      for (let k = 0; k < degree; k++) if (((c >> k) & 1) === 0) failing.push(edgeRetention[a + k] as number);
-      failing.sort((x, y) => x - y);
-      let g = 1;
-      for (const retention of failing) g *= retention;
-      gate[(gateStart[i] as number) + c] = g;
+      // Pattern c has bit k set when parent k holds; the failing parents, by sorted position.
+      let failing = 0;
+      for (let k = 0; k < degree; k++) if (((c >> k) & 1) === 0) failing |= 1 << (rank[k] as number);
+      gate[g0 + c] = product[failing] as number;
     }
   }
   return { gateStart, gate };

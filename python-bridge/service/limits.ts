@@ -26,9 +26,10 @@ export const ServiceLimitsSchema = z.strictObject({
   maxEdges: count(10_000_000).default(8192),
   /**
    * Work of exact inference for one response (gear-exact, or auto choosing it), in table-cell
-   * operations (sum over elimination steps of 2^width x (1 + parents), plus the first use's gate
-   * tables): ~2^24 operations take ~40 ms here. A dense 48-criterion rubric under the default
-   * exactMaxWidth 20 needs ~1.2e9.
+   * operations (sum over elimination steps of 2^width x (1 + parents), plus the gate tables the
+   * rubric's first exact evaluation fills): 2^24 take 40-70 ms on this project's machine. A dense
+   * 48-criterion rubric (20 roots, each a parent of the 28 others) under the default exactMaxWidth
+   * 20 needs 160 x 2^24.
    */
   maxExactCost: count(2 ** 40).default(2 ** 24),
   /** Nesting of params (arrays and objects): deeper input is refused before any method sees it. */

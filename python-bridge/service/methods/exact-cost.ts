@@ -21,12 +21,15 @@ export function exactEvaluationCost(compiled: CompiledRubric): number {
   return cost + plan.removeBit.length * 2 ** Math.max(0, plan.maxWidth - 1);
 }
 
-/** Operations of filling the gate tables (2^indegree products per criterion), done on first use. */
+/**
+ * Operations of filling the gate tables (2^indegree entries per criterion, each read off its
+ * parents' bits), done on first use; an entry costs about three table-cell operations.
+ */
 export function gateTableCost(compiled: CompiledRubric): number {
   let cost = 0;
   for (let i = 0; i < compiled.size; i++) {
     const degree = (compiled.parentStart[i + 1] as number) - (compiled.parentStart[i] as number);
-    cost += 2 ** degree * (1 + degree);
+    cost += 3 * 2 ** degree * (1 + degree);
   }
   return cost;
 }
