@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** A `gear serve` child process on a free loopback port, with its stderr log lines kept. */
@@ -13,9 +14,14 @@ export interface GearProcess {
   stop(): Promise<number | null>;
 }
 
-/** The CLI to run: GEAR_SERVE_MAIN (e.g. an unchanged build, for "before" figures) or this checkout's. */
+/**
+ * The CLI to run: GEAR_SERVE_MAIN (e.g. an unchanged build, for "before" figures) or this
+ * checkout's build, whether this file runs built (dist/bench/soak) or from source (vitest).
+ */
 export function serveMain(): string {
-  return process.env['GEAR_SERVE_MAIN'] ?? fileURLToPath(new URL('../../cli/main.js', import.meta.url));
+  const here = fileURLToPath(import.meta.url);
+  const root = here.includes(`${sep}dist${sep}`) ? resolve(here, '../../../..') : resolve(here, '../../..');
+  return process.env['GEAR_SERVE_MAIN'] ?? join(root, 'dist', 'cli', 'main.js');
 }
 
 export async function startGear(args: readonly string[] = []): Promise<GearProcess> {

@@ -18,12 +18,15 @@ export class WsPeer {
   private readonly waiting = new Map<string, (reply: Reply) => void>();
   readonly raw: string[] = [];
   replies = 0;
+  /** Characters of the longest reply so far. */
+  largestReply = 0;
   readonly closed: Promise<{ code: number; reason: string }>;
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data: WebSocket.RawData) => {
       const text = data.toString();
       this.replies += 1;
+      this.largestReply = Math.max(this.largestReply, Buffer.byteLength(text, 'utf8'));
       this.raw.push(text.length > 4096 ? text.slice(0, 4096) : text);
       if (this.raw.length > 64) this.raw.shift();
       let reply: Reply | Reply[];

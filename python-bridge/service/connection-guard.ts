@@ -45,8 +45,9 @@ export interface GuardLimits {
 }
 
 /**
- * Memory bounds over all connections: a connection whose backlog passes its limit, or any
- * connection while the total passes the global limit, is not read from until replies drain.
+ * Memory bounds over all connections: a connection whose backlog passes its limit, or that holds
+ * more than its share while the total passes the global limit, is not read from until its
+ * replies drain.
  * A paused connection's frame clock is stopped, so waiting on the server never counts as a slow frame.
  */
 export class ConnectionGuard {
@@ -58,6 +59,10 @@ export class ConnectionGuard {
 
   get bufferedBytes(): number {
     return this.totalBytes;
+  }
+
+  get pausedConnections(): number {
+    return this.paused.size;
   }
 
   add(connection: Connection): void {
@@ -107,8 +112,15 @@ export class ConnectionGuard {
     }
   }
 
+  /**
+   * Over its own bound, or, while the total is over the global bound, holding more than its share
+   * of it: so a client that never reads cannot starve the others, and the total stays under
+   * twice maxBufferedBytes.
+   */
   private over(connection: Connection): boolean {
-    return connection.backlogBytes > this.limits.maxConnectionBacklogBytes || this.totalBytes > this.limits.maxBufferedBytes;
+    const held = connection.backlogBytes + connection.partialBytes;
+    if (held > this.limits.maxConnectionBacklogBytes) return true;
+    return this.totalBytes > this.limits.maxBufferedBytes && held > this.limits.maxBufferedBytes / Math.max(1, this.connections.size);
   }
 
   private check(connection: Connection): void {
@@ -120,7 +132,6 @@ export class ConnectionGuard {
   }
 
   private resumeWhatFits(): void {
-    if (this.totalBytes > this.limits.maxBufferedBytes) return;
     for (const connection of this.paused) {
       if (connection.frozen) {
         this.paused.delete(connection);

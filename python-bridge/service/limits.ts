@@ -21,9 +21,12 @@ export const ServiceLimitsSchema = z.strictObject({
   maxBatchItems: count(1_000_000).default(8192),
   /** Requests in one JSON-RPC batch array. */
   maxJsonRpcBatch: count(100_000).default(256),
-  /** Criteria and edges of one rubric: compiling is quadratic in them (1024 x 8192 compile in ~50 ms). */
-  maxCriteria: count(1_000_000).default(1024),
-  maxEdges: count(10_000_000).default(8192),
+  /**
+   * Criteria and edges of one rubric, checked before it is parsed: compiling grows with their
+   * product (512 criteria and 4096 edges compile in 30-80 ms; real rubrics have under 100 criteria).
+   */
+  maxCriteria: count(1_000_000).default(512),
+  maxEdges: count(10_000_000).default(4096),
   /**
    * Work of exact inference for one response (gear-exact, or auto choosing it), in table-cell
    * operations (sum over elimination steps of 2^width x (1 + parents), plus the gate tables the
@@ -37,7 +40,7 @@ export const ServiceLimitsSchema = z.strictObject({
   /** Registered rubrics kept compiled (least recently used are evicted)... */
   maxRubrics: count(10_000_000).default(10_000),
   /** ...and the estimated bytes they take (whichever bound is reached first). */
-  maxRubricCacheBytes: count(2 ** 40).default(256 * MiB),
+  maxRubricCacheBytes: count(2 ** 40).default(64 * MiB),
   /** Option variants compiled per rubric. */
   maxVariantsPerRubric: count(1024).default(16),
   /** Open WebSocket connections, in all and from one address. */

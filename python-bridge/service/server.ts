@@ -43,9 +43,11 @@ export async function startServer(config: ServeConfig, version: string, logger: 
   // ws refuses a frame over maxPayloadBytes at its header (close 1009): nothing of it is buffered.
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxPayloadBytes, perMessageDeflate: false });
   const guard = new ConnectionGuard(limits);
+  context.gauges = () => ({ bufferedBytes: guard.bufferedBytes, pausedConnections: guard.pausedConnections });
   const addresses = new AddressCounter();
   const counts: FrameCounts = { received: 0, written: 0, notifications: 0, afterClose: 0 };
-  const http = createServer((req, res) => {
+  // Node checks request timeouts every connectionsCheckingInterval (30 s by default).
+  const http = createServer({ connectionsCheckingInterval: Math.max(50, Math.min(1000, config.frameTimeoutMs / 4)) }, (req, res) => {
     if (req.url === '/healthz') {
       res.writeHead(context.draining ? 503 : 200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ status: context.draining ? 'draining' : 'ok' }));
@@ -57,6 +59,9 @@ export async function startServer(config: ServeConfig, version: string, logger: 
   // An HTTP request (the upgrade included) gets as long as a frame to arrive.
   http.headersTimeout = Math.min(config.frameTimeoutMs, 60_000);
   http.requestTimeout = Math.min(config.frameTimeoutMs, 60_000);
+  // A socket that sends nothing at all never starts a request: the inactivity timeout drops it
+  // (ws clears it on upgrade; upgraded sockets have their own frame and idle timeouts).
+  http.setTimeout(Math.min(config.frameTimeoutMs, 60_000));
   http.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress ?? '';
     const open = addresses.add(address);
@@ -161,7 +166,8 @@ export async function startServer(config: ServeConfig, version: string, logger: 
         if (connection.closing) continue;
         if (connection.partialSince !== undefined && now - connection.partialSince > config.frameTimeoutMs) {
           logger.warn('frame_timeout', { connection: connection.id, remote: connection.address, frameTimeoutMs: config.frameTimeoutMs });
-          closeConnection(connection, 1008, 'frame not completed in time');
+          // The peer is mid-frame and cannot answer a close handshake: drop it soon after.
+          closeConnection(connection, 1008, 'frame not completed in time', 1000);
         } else if (connection.computing === 0 && now - connection.lastProgress > config.idleTimeoutMs) {
           logger.info('idle_timeout', { connection: connection.id, idleTimeoutMs: config.idleTimeoutMs });
           closeConnection(connection, 1001, 'idle');
@@ -235,11 +241,14 @@ export async function startServer(config: ServeConfig, version: string, logger: 
 }
 
 /** Sends a close frame (after every reply already queued) and drops the socket if the peer never answers it. */
-function closeConnection(connection: Connection, code: number, reason: string): void {
+function closeConnection(connection: Connection, code: number, reason: string, graceMs = 5000): void {
   connection.closing = true;
   connection.frozen = true;
   connection.ws.close(code, reason);
-  setTimeout(() => connection.ws.terminate(), 5000).unref();
+  // Read again (frames are now only counted, see afterClose) so the peer's close frame, queued
+  // behind requests it was still sending, can arrive.
+  connection.ws.resume();
+  setTimeout(() => connection.ws.terminate(), graceMs).unref();
 }
 
 function refuseUpgrade(req: IncomingMessage, config: ServeConfig, context: ServiceContext, addresses: AddressCounter): { status: number; reason: string } | undefined {

@@ -6,6 +6,14 @@ import { methodWithinCost } from './methods/exact-cost.js';
 import type { ServiceLimits } from './limits.js';
 import type { Logger } from './logger.js';
 
+/** What the transport reports about its connections (server.health). */
+export interface TransportGauges {
+  /** Bytes of requests not yet answered, replies not yet written and frames partly read. */
+  readonly bufferedBytes: number;
+  /** Connections not read from until their replies drain. */
+  readonly pausedConnections: number;
+}
+
 export interface ServiceStats {
   connections: number;
   requests: number;
@@ -21,6 +29,8 @@ export class ServiceContext {
   draining = false;
   /** Shutdown stopped waiting: requests still computing stop at their next yield with -32004. */
   abandoned = false;
+  /** Set by the server (a bare endpoint has no transport). */
+  gauges: () => TransportGauges = () => ({ bufferedBytes: 0, pausedConnections: 0 });
   private readonly adapters = new Map<string, RubricAdapter<unknown>>();
 
   constructor(
