@@ -34,9 +34,9 @@ export async function runServe(flags: ServeFlags, io: ServeIo): Promise<number> 
     let stopping = false;
     const stop = (signal: NodeJS.Signals): void => {
       if (stopping) {
+        // The open sockets would keep the process alive: a second signal leaves at once.
         logger.warn('shutdown_forced', { signal });
-        resolve(1);
-        return;
+        process.exit(1);
       }
       stopping = true;
       logger.info('signal', { signal });

@@ -30,9 +30,9 @@ export const ServiceLimitsSchema = z.strictObject({
   /**
    * Work of exact inference for one response (gear-exact, or auto choosing it), in table-cell
    * operations (sum over elimination steps of 2^width x (1 + parents), plus the gate tables the
-   * rubric's first exact evaluation fills): 2^24 take 40-70 ms on this project's machine. A dense
+   * rubric's first exact evaluation fills): 2^24 take 35-60 ms on this project's machine. A dense
    * 48-criterion rubric (20 roots, each a parent of the 28 others) under the default exactMaxWidth
-   * 20 needs 160 x 2^24.
+   * 20 needs 148 x 2^24.
    */
   maxExactCost: count(2 ** 40).default(2 ** 24),
   /** Nesting of params (arrays and objects): deeper input is refused before any method sees it. */
@@ -52,7 +52,7 @@ export const ServiceLimitsSchema = z.strictObject({
    */
   maxConnectionBacklogBytes: count(2 ** 40).default(32 * MiB),
   /** ...and past this total over all connections, no connection is read from. */
-  maxBufferedBytes: count(2 ** 40).default(512 * MiB),
+  maxBufferedBytes: count(2 ** 40).default(256 * MiB),
 });
 export type ServiceLimits = z.output<typeof ServiceLimitsSchema>;
 export type ServiceLimitsInput = z.input<typeof ServiceLimitsSchema>;

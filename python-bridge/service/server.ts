@@ -29,6 +29,8 @@ export interface FrameCounts {
   notifications: number;
   /** Frames that arrived after this server sent its close frame (the client's to resend). */
   afterClose: number;
+  /** Frames whose connection was gone (or closing) before their answer could be written. */
+  peerGone: number;
 }
 
 /**
@@ -45,7 +47,7 @@ export async function startServer(config: ServeConfig, version: string, logger: 
   const guard = new ConnectionGuard(limits);
   context.gauges = () => ({ bufferedBytes: guard.bufferedBytes, pausedConnections: guard.pausedConnections });
   const addresses = new AddressCounter();
-  const counts: FrameCounts = { received: 0, written: 0, notifications: 0, afterClose: 0 };
+  const counts: FrameCounts = { received: 0, written: 0, notifications: 0, afterClose: 0, peerGone: 0 };
   // Node checks request timeouts every connectionsCheckingInterval (30 s by default).
   const http = createServer({ connectionsCheckingInterval: Math.max(50, Math.min(1000, config.frameTimeoutMs / 4)) }, (req, res) => {
     if (req.url === '/healthz') {
@@ -128,13 +130,17 @@ export async function startServer(config: ServeConfig, version: string, logger: 
             return;
           }
           if (ws.readyState !== ws.OPEN || connection.closing) {
+            counts.peerGone += 1;
             finish(false, 0);
             return;
           }
           const text = replyText(reply, limits.maxReplyBytes);
           const replyBytes = Buffer.byteLength(text, 'utf8');
           guard.adjust(connection, replyBytes, Date.now());
-          ws.send(text, (error) => finish(error === undefined || error === null, replyBytes));
+          ws.send(text, (error) => {
+            if (error !== undefined && error !== null) counts.peerGone += 1;
+            finish(error === undefined || error === null, replyBytes);
+          });
         })
         .catch((error: unknown) => {
           logger.error('reply_failed', { connection: connection.id, error: String(error) });
@@ -231,7 +237,7 @@ export async function startServer(config: ServeConfig, version: string, logger: 
       await stopped;
       clearTimeout(deadline);
       clearInterval(sweep);
-      const unanswered = counts.received - counts.written - counts.notifications;
+      const unanswered = counts.received - counts.written - counts.notifications - counts.peerGone;
       logger.info('shutdown_done', { requests: context.stats.requests, frames: { ...counts, unanswered } });
     })();
     return closing;

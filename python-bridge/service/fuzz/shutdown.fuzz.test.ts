@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { realisticRubric } from '../../../bench/soak/hostile-inputs.js';
+import { denseRubric, realisticRubric } from '../../../bench/soak/hostile-inputs.js';
 import { startGear } from '../../../bench/soak/gear-process.js';
 import { WsPeer } from '../../../bench/soak/ws-peer.js';
 
@@ -69,4 +69,22 @@ describe('shutdown under load', () => {
     // Frames kept coming after the signals, and they were answered -32004.
     expect(shuttingDownAnswers).toBeGreaterThan(0);
   }, 180_000);
+
+  it('leaves at once with 1 on a second signal, however much work is in flight', async () => {
+    const server = await startGear();
+    const client = await WsPeer.open(server.url);
+    const rubric = denseRubric(13, 48);
+    const { rubricId } = (await client.request('rubric.register', { rubric })).result as { rubricId: string };
+    const items = Array.from({ length: 4096 }, () => ({ rubricId, scores: { p: rubric.criteria.map(() => 0.5) } }));
+    let answered = false;
+    void client.request('rubric.scoreBatch', { items, aggregator: 'gear-exact' }).then(() => (answered = true));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(1);
+    // Minutes of exact inference were asked for; the process left long before answering them.
+    expect(answered).toBe(false);
+    expect(server.logs.map((l) => l['event'])).toEqual(expect.arrayContaining(['signal', 'shutdown_begin', 'shutdown_forced']));
+  });
 });
