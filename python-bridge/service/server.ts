@@ -77,6 +77,7 @@ export async function startServer(config: ServeConfig, version: string, logger: 
   /** Requests received before shutdown began (sequence <= drainFrom) and not yet answered. */
   let drainFrom = Infinity;
   let oldUnanswered = 0;
+  let lastFrameAt = 0;
   let progress: (() => void) | undefined;
   const changed = (): void => progress?.();
 
@@ -108,6 +109,7 @@ export async function startServer(config: ServeConfig, version: string, logger: 
       const buffer = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
       const frameBytes = buffer.byteLength;
       const sequence = nextRequest++;
+      lastFrameAt = Date.now();
       counts.received += 1;
       connection.unanswered += 1;
       connection.computing += 1;
@@ -221,7 +223,11 @@ export async function startServer(config: ServeConfig, version: string, logger: 
         logger.warn('shutdown_abandoning', { unanswered: oldUnanswered });
         await waitFor(() => oldUnanswered <= 0, 2000);
       }
-      // 2. Stop reading; frames already read get -32004; then the close frame goes out after them.
+      // 2. Clients that have not seen the signal yet keep sending: their frames get -32004 until the
+      // connections are quiet for 100 ms (1 s at most; gear_bridge stops at its first -32004).
+      const graceEnd = Date.now() + 1000;
+      while (Date.now() < graceEnd && Date.now() - lastFrameAt < 100) await new Promise((resolve) => setTimeout(resolve, 20));
+      // 3. Stop reading; frames already read get -32004; then the close frame goes out after them.
       for (const connection of guard.connections) {
         connection.frozen = true;
         connection.ws.pause();
