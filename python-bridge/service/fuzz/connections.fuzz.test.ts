@@ -69,7 +69,7 @@ describe('a client that sends and never reads', () => {
       // Gone with its socket; what remains is the health request being answered.
       const after = await until(
         () => health(observer),
-        (h) => h.bufferedBytes < 100 && h.pausedConnections === 0,
+        (h) => h.bufferedBytes < 100 && h.pausedConnections === 0 && h.connections === 1,
       );
       expect(after).toMatchObject({ pausedConnections: 0, connections: 1 });
       expect(after.bufferedBytes).toBeLessThan(100);
@@ -110,7 +110,7 @@ describe('timeouts and connection caps', () => {
       dripping = false;
       await drip;
       // The busy connection outlived several idle timeouts.
-      expect(busyReplies).toBeGreaterThan(6);
+      expect(busyReplies).toBeGreaterThan(3);
       expect(busy.ws.readyState).toBe(busy.ws.OPEN);
       expect(server.logs.filter((l) => l['event'] === 'frame_timeout')).toHaveLength(2);
       expect(server.logs.some((l) => l['event'] === 'idle_timeout')).toBe(true);
