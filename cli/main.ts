@@ -12,6 +12,7 @@ import { runServe } from './commands/serve.js';
 import { runJudge } from './commands/judge.js';
 import { sampleRowLines } from './commands/sample-rows.js';
 import { JUDGE_FLAGS, judgeConfigFromFlags } from './options/judge-flags.js';
+import { SERVE_FLAGS_USAGE, SERVE_FLAG_OPTIONS } from '../python-bridge/service/index.js';
 import { SUPPORTED_HOSTS, type SupportedHost } from '../adapters/container.js';
 import { ON_JUDGE_FAILURE_VALUES, type OnJudgeFailure } from '../adapters/judge-output/failure-policy.js';
 import { AggregatorNameSchema } from '../core/index.js';
@@ -20,15 +21,15 @@ const HEADER = 'gear: dependency-aware aggregation of rubric rewards (GEAR)\n';
 
 /** Each command's usage, shown by `gear CMD --help` and, all together, by `gear --help`. */
 const COMMAND_HELP: Readonly<Record<string, string>> = {
-  'serve': `  gear serve [--host 127.0.0.1] [--port 8765] [--token T] [--max-payload-bytes N]
-             [--max-batch-items N] [--max-rubrics N] [--log-level debug|info|warn|error]
-      The JSON-RPC 2.0 WebSocket service the Python package gear_bridge talks to (methods in
-      python-bridge/README.md). Prints {"event":"listening","url":...} on stdout, JSON logs on
-      stderr; --port 0 picks a free port. Binding a non-loopback address requires a token
-      (--token or GEAR_TOKEN; clients send "Authorization: Bearer T"). Also reads GEAR_BIND,
-      GEAR_PORT, GEAR_LOG_LEVEL. SIGTERM/SIGINT drain and exit 0.
-      With --judge-url (same judge flags as gear judge) it also answers judge.score,
-      judge.scoreBatch and judge.info.
+  'serve': `  gear serve ${SERVE_FLAGS_USAGE}
+             [judge flags of gear judge: --judge-url URL[,URL...] --model M ...]
+      The JSON-RPC 2.0 WebSocket service the Python package gear_bridge talks to (methods,
+      limits and their defaults in python-bridge/service/README.md). Prints
+      {"event":"listening","url":...} on stdout, JSON logs on stderr; --port 0 picks a free port.
+      Binding a non-loopback address requires a token (--token or GEAR_TOKEN; clients send
+      "Authorization: Bearer T"). Also reads GEAR_BIND, GEAR_PORT, GEAR_LOG_LEVEL.
+      SIGTERM/SIGINT drain and exit 0. With --judge-url (or GEAR_JUDGE_URL) it also answers
+      judge.score, judge.scoreBatch and judge.info.
 `,
   'aggregate': `  gear aggregate [--input FILE] [--output FILE] [--format jsonl|table]
                  [--retention weak=0.6,strong=0.2,activation=0] [--gamma G]
@@ -130,16 +131,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'serve') {
     const { values } = parseArgs({
       args: rest,
-      options: {
-        host: { type: 'string' },
-        port: { type: 'string' },
-        token: { type: 'string' },
-        'max-payload-bytes': { type: 'string' },
-        'max-batch-items': { type: 'string' },
-        'max-rubrics': { type: 'string' },
-        'log-level': { type: 'string' },
-        ...JUDGE_FLAGS,
-      },
+      options: { ...SERVE_FLAG_OPTIONS, ...JUDGE_FLAGS },
       strict: true,
     });
     return runServe(values, { env: process.env, stdout: process.stdout, stderr: process.stderr, version: version() });

@@ -37,3 +37,27 @@ export function formatPath(path: ErrorPath): string {
   }
   return out;
 }
+
+/**
+ * A short description of an untrusted value for an error message. It never calls the value's own
+ * methods (`{"toString": 1}` makes String() throw) and never walks into it (String() of a 20,000-deep
+ * array overflows the stack), so describing bad input cannot fail.
+ */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return String(value);
+    case 'undefined':
+      return 'nothing';
+    case 'object':
+      return 'an object';
+    default:
+      return `a ${typeof value}`;
+  }
+}

@@ -1,4 +1,4 @@
-export { GearError, isGearError, formatPath, type GearErrorCode, type ErrorPath } from './errors.js';
+export { GearError, isGearError, formatPath, describeValue, type GearErrorCode, type ErrorPath } from './errors.js';
 export { parseWith } from './model/parse.js';
 export { CriterionSchema, RoleSchema, FiniteNumberSchema, type Criterion, type Role } from './model/criterion.js';
 export { EdgeSchema, RelationSchema, RetentionSchema, type Edge, type Relation } from './model/edge.js';

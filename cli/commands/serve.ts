@@ -1,17 +1,10 @@
 import { GearError } from '../../core/index.js';
-import { createLogger, parseServeConfig, startServer, type LogLevel } from '../../python-bridge/service/index.js';
+import { createLogger, parseServeConfig, serveConfigInput, startServer, type LogLevel, type ServeFlags as ServiceFlags } from '../../python-bridge/service/index.js';
 import { JudgeRuntime } from '../../judge/judge-runtime.js';
 import { judgeConfigFromFlags, type JudgeFlagValues } from '../options/judge-flags.js';
 
-export interface ServeFlags extends JudgeFlagValues {
-  readonly host?: string | undefined;
-  readonly port?: string | undefined;
-  readonly token?: string | undefined;
-  readonly 'max-payload-bytes'?: string | undefined;
-  readonly 'max-batch-items'?: string | undefined;
-  readonly 'max-rubrics'?: string | undefined;
-  readonly 'log-level'?: string | undefined;
-}
+/** The service's own flags plus the judge flags `gear judge` shares. */
+export type ServeFlags = ServiceFlags & JudgeFlagValues;
 
 export interface ServeIo {
   readonly env: NodeJS.ProcessEnv;
@@ -20,34 +13,13 @@ export interface ServeIo {
   readonly version: string;
 }
 
-function integer(flag: string, text: string | undefined): number | undefined {
-  if (text === undefined || text === '') return undefined;
-  const value = Number(text);
-  if (!Number.isInteger(value)) throw new GearError('usage', [flag], `must be an integer, got "${text}"`);
-  return value;
-}
-
 /**
  * `gear serve`: flags (or GEAR_BIND / GEAR_PORT / GEAR_TOKEN) -> a running service. Prints one
  * `listening` line on stdout, logs JSON lines on stderr, and resolves with the exit code after a
  * graceful shutdown on SIGTERM or SIGINT.
  */
 export async function runServe(flags: ServeFlags, io: ServeIo): Promise<number> {
-  const limits = Object.fromEntries(
-    Object.entries({
-      maxPayloadBytes: integer('--max-payload-bytes', flags['max-payload-bytes']),
-      maxBatchItems: integer('--max-batch-items', flags['max-batch-items']),
-      maxRubrics: integer('--max-rubrics', flags['max-rubrics']),
-    }).filter(([, v]) => v !== undefined),
-  );
-  const token = flags.token ?? (io.env['GEAR_TOKEN'] || undefined);
-  const config = parseServeConfig({
-    host: flags.host ?? (io.env['GEAR_BIND'] || undefined),
-    port: integer('--port', flags.port ?? io.env['GEAR_PORT']),
-    ...(token === undefined ? {} : { token }),
-    limits,
-    logLevel: flags['log-level'] ?? (io.env['GEAR_LOG_LEVEL'] || undefined),
-  });
+  const config = parseServeConfig(serveConfigInput(flags, io.env));
   const judgeConfig = judgeConfigFromFlags(flags, io.env);
   const logger = createLogger(io.stderr, config.logLevel as LogLevel);
   let server;
@@ -72,9 +44,9 @@ export async function runServe(flags: ServeFlags, io: ServeIo): Promise<number> 
     let stopping = false;
     const stop = (signal: NodeJS.Signals): void => {
       if (stopping) {
+        // The open sockets would keep the process alive: a second signal leaves at once.
         logger.warn('shutdown_forced', { signal });
-        resolve(1);
-        return;
+        process.exit(1);
       }
       stopping = true;
       logger.info('signal', { signal });

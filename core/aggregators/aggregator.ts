@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { GearError } from '../errors.js';
+import { GearError, describeValue } from '../errors.js';
 import type { CompiledRubric } from '../compile/compiled-rubric.js';
 import { computeReward } from '../reward/reward.js';
 import { aggregateFlat } from './flat.js';
@@ -79,7 +79,7 @@ export function checkScores(compiled: CompiledRubric, scores: { p: unknown; d?: 
   for (let i = 0; i < p.length; i++) {
     const v: unknown = p[i];
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1) {
-      throw new GearError('invalid_input', ['p', i], `must be a number in [0, 1], got ${String(v)}`);
+      throw new GearError('invalid_input', ['p', i], `must be a number in [0, 1], got ${describeValue(v)}`);
     }
   }
   if (d === undefined || d === null) return { p: p as ArrayLike<number> };
@@ -88,7 +88,7 @@ export function checkScores(compiled: CompiledRubric, scores: { p: unknown; d?: 
     throw new GearError('invalid_input', ['d'], `has ${d.length} decisions but the rubric has ${compiled.size} criteria`);
   }
   for (let i = 0; i < d.length; i++) {
-    if (typeof d[i] !== 'boolean') throw new GearError('invalid_input', ['d', i], `must be a boolean, got ${String(d[i])}`);
+    if (typeof d[i] !== 'boolean') throw new GearError('invalid_input', ['d', i], `must be a boolean, got ${describeValue(d[i])}`);
   }
   return { p: p as ArrayLike<number>, d: d as boolean[] };
 }

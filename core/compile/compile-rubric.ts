@@ -36,8 +36,19 @@ export function compileRubric(rubricInput: unknown, optionsInput: AggregationOpt
 
   const weight = Float64Array.from(rubric.criteria, (c) => c.weight);
   const absWeights = Float64Array.from(weight, Math.abs);
-  if (!Number.isFinite(exactSum(absWeights))) {
+  const absSum = exactSum(absWeights);
+  if (!Number.isFinite(absSum)) {
     throw new GearError('invalid_input', ['criteria'], 'the sum of |weight| overflows float64');
+  }
+  const denominator = rewardDenominator(weight, options.normalize, options.emptyDenominator);
+  // |reward| <= sum |w| / denominator: refuse weights whose reward could overflow to +-Infinity
+  // (weights 5e-324 and -1 give -1 / 5e-324), with a factor 2 of headroom for rounding.
+  if (denominator > 0 && !(absSum / denominator <= Number.MAX_VALUE / 2)) {
+    throw new GearError(
+      'invalid_input',
+      ['criteria'],
+      `the weights' scale overflows float64: sum |weight| (${absSum}) / reward denominator (${denominator}) is not finite, so a reward could be +-Infinity`,
+    );
   }
 
   const { kept, dropped } = projectDag(rubric.edges, indexById);
@@ -76,7 +87,10 @@ export function compileRubric(rubricInput: unknown, optionsInput: AggregationOpt
 
   const topoOrder = topologicalOrder(size, parentStart, parentIndex);
   const plan = planElimination(size, parentStart, parentIndex, canonicalRank(rubric.criteria));
-  const { gateStart, gate } = buildGates(size, parentStart, edgeRetention, plan.maxWidth <= options.exactMaxWidth);
+  // Gate tables cost up to size * 2^exactMaxWidth products: built on the first exact evaluation,
+  // not at compile time, so compiling (and mean-field scoring) never pays for them.
+  let gates: { gateStart: Int32Array; gate: Float64Array } | undefined;
+  const gatesOf = () => (gates ??= buildGates(size, parentStart, edgeRetention, plan.maxWidth <= options.exactMaxWidth));
 
   const report: CompileReport = {
     criteria: size,
@@ -99,15 +113,28 @@ export function compileRubric(rubricInput: unknown, optionsInput: AggregationOpt
     edgeSource,
     edgeRelation,
     edgeRetention,
-    gateStart,
-    gate,
+    get gateStart() {
+      return gatesOf().gateStart;
+    },
+    get gate() {
+      return gatesOf().gate;
+    },
     maxIndegree,
-    denominator: rewardDenominator(weight, options.normalize, options.emptyDenominator),
+    denominator,
     plan,
     options,
     rubric,
     report,
   });
+}
+
+/**
+ * The same compiled rubric with another report, without building its lazy parts (a spread would
+ * call the gate getters).
+ */
+export function withReport(compiled: CompiledRubric, report: CompileReport): CompiledRubric {
+  const fields = Object.getOwnPropertyDescriptors(compiled);
+  return Object.freeze(Object.defineProperties({}, { ...fields, report: { value: report, enumerable: true } })) as CompiledRubric;
 }
 
 /**
@@ -131,14 +158,27 @@ function buildGates(
   for (let i = 0; i < size; i++) {
     const a = parentStart[i] as number;
     const degree = (parentStart[i + 1] as number) - a;
+    // Multiply in ascending order of retention so the value does not depend on how the edges were
+    // listed. With the parents sorted that way, the product over a failing set is the product over
+    // the set without its largest member, times that member: one multiplication per pattern, the
+    // same multiplications in the same order as multiplying the sorted set out.
+    const sorted = Array.from({ length: degree }, (_, k) => k).sort(
+      (x, y) => (edgeRetention[a + x] as number) - (edgeRetention[a + y] as number) || x - y,
+    );
+    const rank = new Int32Array(degree);
+    sorted.forEach((k, position) => (rank[k] = position));
+    const product = new Float64Array(1 << degree);
+    product[0] = 1;
+    for (let m = 1; m < 1 << degree; m++) {
+      const top = 31 - Math.clz32(m);
+      product[m] = (product[m ^ (1 << top)] as number) * (edgeRetention[a + (sorted[top] as number)] as number);
+    }
+    const g0 = gateStart[i] as number;
     for (let c = 0; c < 1 << degree; c++) {
-      // Multiply in ascending order so the value does not depend on how the edges were listed.
-      const failing: number[] = [];
-      for (let k = 0; k < degree; k++) if (((c >> k) & 1) === 0) failing.push(edgeRetention[a + k] as number);
-      failing.sort((x, y) => x - y);
-      let g = 1;
-      for (const retention of failing) g *= retention;
-      gate[(gateStart[i] as number) + c] = g;
+      // Pattern c has bit k set when parent k holds; the failing parents, by sorted position.
+      let failing = 0;
+      for (let k = 0; k < degree; k++) if (((c >> k) & 1) === 0) failing |= 1 << (rank[k] as number);
+      gate[g0 + c] = product[failing] as number;
     }
   }
   return { gateStart, gate };

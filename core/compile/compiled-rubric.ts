@@ -25,7 +25,8 @@ export interface CompiledRubric {
   readonly edgeRelation: Uint8Array;
   /** Effective retention per edge: override or relation default (or shared), raised to gamma. */
   readonly edgeRetention: Float64Array;
-  /** For exact inference: for each criterion, the retention product of each parent on/off pattern. */
+  /** For exact inference: for each criterion, the retention product of each parent on/off pattern
+   *  (built on first read: up to size * 2^exactMaxWidth products). */
   readonly gateStart: Int32Array;
   readonly gate: Float64Array;
   readonly maxIndegree: number;

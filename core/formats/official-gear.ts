@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeValue } from '../errors.js';
 import { parseWith } from '../model/parse.js';
 import type { Criterion, Role } from '../model/criterion.js';
 import type { Edge, Relation } from '../model/edge.js';
@@ -6,7 +7,7 @@ import type { Rubric } from '../model/rubric.js';
 import type { AggregationOptionsInput } from '../model/options.js';
 import type { DroppedEdge } from '../compile/compile-report.js';
 import type { CompiledRubric } from '../compile/compiled-rubric.js';
-import { compileRubric } from '../compile/compile-rubric.js';
+import { compileRubric, withReport } from '../compile/compile-rubric.js';
 
 /**
  * The official GEAR repository's row format (LvCan926/GEAR, verl/utils/reward_score/gear.py):
@@ -18,7 +19,9 @@ const PointsSchema = z.union([
   z
     .string()
     .regex(/^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/, { message: 'must be a number or a numeric string' })
-    .transform(Number),
+    .transform(Number)
+    // "1e400" is numeric text whose value float64 cannot hold.
+    .refine(Number.isFinite, { message: 'must be a finite number (the string overflows float64)' }),
 ]);
 
 const OfficialRubricItemSchema = z.looseObject({
@@ -105,7 +108,8 @@ export function readOfficialRewardModel(input: unknown): OfficialReading {
     const parent = record['parent'];
     const child = record['child'];
     const type = record['type'];
-    const show = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v) ?? 'undefined');
+    // Reported, not serialized: an edge field may be any client value, nested 20,000 deep.
+    const show = (v: unknown): string => (typeof v === 'string' ? v : v === undefined ? 'undefined' : describeValue(v));
     if (typeof parent !== 'string' || parent === '' || typeof child !== 'string' || child === '') {
       droppedEdges.push({ index, parent: show(parent), child: show(child), relation: show(type), reason: 'malformed' });
       return;
@@ -132,7 +136,7 @@ export function compileOfficialRewardModel(input: unknown, options: AggregationO
   ].sort((a, b) => a.index - b.index);
   const roleWarnings = compiled.report.roleWarnings.map((w) => ({ ...w, index: reading.edgeOrigin[w.index] as number }));
   const edgesIn = reading.droppedEdges.length + reading.rubric.edges.length;
-  return Object.freeze({ ...compiled, report: { ...compiled.report, edgesIn, droppedEdges: dropped, roleWarnings } });
+  return withReport(compiled, { ...compiled.report, edgesIn, droppedEdges: dropped, roleWarnings });
 }
 
 /** Converts a canonical rubric to the official reward_model (for the official tools). */

@@ -7,3 +7,4 @@ export { ServiceContext } from './service-context.js';
 export { METHOD_NAMES } from './methods.js';
 export { createLogger, silentLogger, type Logger, type LogLevel } from './logger.js';
 export { rubricIdOf } from './rubric-cache.js';
+export { serveConfigInput, SERVE_FLAG_OPTIONS, SERVE_FLAGS_USAGE, LIMIT_FLAGS, TIME_FLAGS, type ServeFlags } from './serve-flags.js';

@@ -9,7 +9,8 @@ import {
 import { GearError, parseWith } from '../../core/index.js';
 import { METHODS, METHOD_NAMES } from './methods.js';
 import { RpcErrorCode, createErrorMapper } from './rpc-errors.js';
-import { ServiceError, limitExceeded } from './service-error.js';
+import { limitExceeded, shuttingDown } from './service-error.js';
+import { checkParamsDepth } from './params-depth.js';
 import type { ServiceContext } from './service-context.js';
 
 const KNOWN = new Set(METHOD_NAMES);
@@ -30,11 +31,14 @@ export class RpcEndpoint {
     const server = new JSONRPCServer<ServiceContext>({ errorListener: () => undefined });
     const mapError = createErrorMapper(context.logger);
     server.mapErrorToJSONRPCErrorResponse = mapError;
+    // A notification (no id) is never answered, not even with an error (JSON-RPC 2.0 section 4.1).
     server.handleMethodNotFound = (request) =>
       Promise.resolve(
-        createJSONRPCErrorResponse(request.id ?? null, RpcErrorCode.MethodNotFound, `Method not found: ${String(request.method)}`, {
-          method: request.method,
-        }),
+        request.id === undefined
+          ? null
+          : createJSONRPCErrorResponse(request.id, RpcErrorCode.MethodNotFound, `Method not found: ${String(request.method)}`, {
+              method: request.method,
+            }),
       );
     for (const method of METHODS) {
       server.addMethod(method.name, (params: unknown, ctx) => {
@@ -42,13 +46,12 @@ export class RpcEndpoint {
         if (positional) {
           throw new GearError('invalid_input', ['params'], 'must be an object of named params');
         }
+        checkParamsDepth(params, ctx.limits.maxParamsDepth);
         return method.handle(parseWith(method.params, params), ctx);
       });
     }
     server.applyMiddleware(async (next, request, ctx) => {
-      if (ctx.draining) {
-        return mapError(request.id ?? null, new ServiceError('shutting_down', 'server is shutting down; retry on another server or after restart'));
-      }
+      if (ctx.draining) return request.id === undefined ? null : mapError(request.id, shuttingDown());
       ctx.stats.requests += 1;
       // Only known names are counted, so arbitrary method names cannot grow the map.
       const name = KNOWN.has(request.method) ? request.method : '(unknown)';
@@ -86,14 +89,30 @@ export class RpcEndpoint {
     if (typeof message !== 'object' || message === null || Array.isArray(message)) return invalidRequest(null);
     const request = message as Partial<JSONRPCRequest>;
     if (request.jsonrpc !== '2.0' || typeof request.method !== 'string' || ('id' in request && !isJSONRPCID(request.id))) {
-      return invalidRequest(isJSONRPCID(request.id) ? request.id : null);
+      return invalidRequest(isJSONRPCID(request.id) && isExactId(request.id) ? request.id : null);
     }
-    return this.server.receive(request as JSONRPCRequest, this.context);
+    if ('id' in request && !isExactId(request.id)) {
+      return invalidRequest(
+        null,
+        'Invalid Request: a numeric id must be within +-(2^53 - 1) to come back exactly as sent; use a string id',
+      );
+    }
+    const reply = await this.server.receive(request as JSONRPCRequest, this.context);
+    return request.id === undefined ? null : reply;
   }
 }
 
-function invalidRequest(id: JSONRPCID): JSONRPCResponse {
-  return createJSONRPCErrorResponse(id, RpcErrorCode.InvalidRequest, 'Invalid Request: expected a JSON-RPC 2.0 request object');
+function invalidRequest(id: JSONRPCID, message = 'Invalid Request: expected a JSON-RPC 2.0 request object'): JSONRPCResponse {
+  return createJSONRPCErrorResponse(id, RpcErrorCode.InvalidRequest, message);
+}
+
+/**
+ * Whether an id survives the trip: JSON.parse reads numbers as float64, so 1e400 became Infinity
+ * (written back as null) and 9007199254740993 became ...992. Such ids cannot be echoed exactly and
+ * are refused (with id null, as the spec says for an id that cannot be read).
+ */
+function isExactId(id: unknown): boolean {
+  return typeof id !== 'number' || (Number.isFinite(id) && Math.abs(id) <= Number.MAX_SAFE_INTEGER);
 }
 
 /**

@@ -12,7 +12,8 @@ import {
   type CompiledRubric,
   type Rubric,
 } from '../../core/index.js';
-import { ServiceError } from './service-error.js';
+import { ServiceError, limitExceeded } from './service-error.js';
+import { exactEvaluationCost, gateTableCost } from './methods/exact-cost.js';
 
 /** A rubric given inline, in one of the formats `rubric.register` accepts. */
 export type RubricSource =
@@ -35,6 +36,60 @@ interface Entry {
   readonly id: string;
   readonly rubric: Rubric;
   readonly variants: Map<string, CompiledRubric>;
+  /** Estimated bytes of each variant, as counted when it was cached. */
+  readonly variantBytes: Map<string, number>;
+  /** Estimated bytes of the rubric and its compiled variants (see bytesOf*). */
+  bytes: number;
+}
+
+/** What the cache may hold: rubrics, their bytes, variants per rubric, and the size of one rubric. */
+export interface RubricCacheLimits {
+  readonly maxRubrics: number;
+  readonly maxRubricCacheBytes: number;
+  readonly maxVariantsPerRubric: number;
+  readonly maxCriteria: number;
+  readonly maxEdges: number;
+  readonly maxExactCost: number;
+}
+
+/**
+ * Estimated heap bytes of a parsed rubric: its strings (two bytes a character, to be safe) and
+ * V8's objects around them. Calibrated on HealthBench-sized rubrics (19 criteria, 5 KB of JSON:
+ * ~14 KB of heap measured with --expose-gc, ~14 KB estimated).
+ */
+function bytesOfRubric(rubric: Rubric): number {
+  let bytes = 1024;
+  for (const c of rubric.criteria) bytes += 160 + 2 * (c.id.length + c.text.length);
+  for (const e of rubric.edges) bytes += 120 + 2 * (e.parent.length + e.child.length);
+  return bytes;
+}
+
+/** Estimated bytes of one compiled variant, counting the gate tables exact inference may build. */
+function bytesOfCompiled(compiled: CompiledRubric, maxExactCost: number): number {
+  const { plan, report } = compiled;
+  let bytes = 1024 + 24 * compiled.size + 16 * compiled.parentIndex.length;
+  bytes += compiled.weight.byteLength + compiled.topoOrder.byteLength + compiled.parentStart.byteLength + compiled.parentIndex.byteLength;
+  bytes += compiled.edgeSource.byteLength + compiled.edgeRelation.byteLength + compiled.edgeRetention.byteLength;
+  bytes += plan.order.byteLength + plan.width.byteLength + plan.extend.byteLength + plan.edgeBit.byteLength + plan.removeStart.byteLength + plan.removeBit.byteLength;
+  bytes += 160 * (report.droppedEdges.length + report.roleWarnings.length);
+  if (plan.maxWidth <= compiled.options.exactMaxWidth && exactEvaluationCost(compiled) + gateTableCost(compiled) <= maxExactCost) {
+    for (let i = 0; i < compiled.size; i++) bytes += 8 * 2 ** ((compiled.parentStart[i + 1] as number) - (compiled.parentStart[i] as number));
+  }
+  return bytes;
+}
+
+/** Counts of a rubric before it is parsed (compiling is quadratic in them). @throws ServiceError */
+function checkRubricSize(criteria: unknown, edges: unknown, limits: RubricCacheLimits): void {
+  if (Array.isArray(criteria) && criteria.length > limits.maxCriteria) {
+    throw limitExceeded('maxCriteria', limits.maxCriteria, criteria.length, 'a rubric may have this many criteria');
+  }
+  if (Array.isArray(edges) && edges.length > limits.maxEdges) {
+    throw limitExceeded('maxEdges', limits.maxEdges, edges.length, 'a rubric graph may have this many edges');
+  }
+}
+
+function fieldOf(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
 }
 
 export interface Registration {
@@ -51,22 +106,31 @@ export function rubricIdOf(rubric: Rubric): string {
 
 /**
  * Registered rubrics and their compiled variants (one per option set), least recently used
- * first out, so memory stays bounded however many rubrics a run streams through.
+ * first out, so memory stays bounded however many rubrics a run streams through: by count
+ * (maxRubrics) and by estimated bytes (maxRubricCacheBytes), whichever is reached first.
  */
 export class RubricCache {
   private readonly entries = new Map<string, Entry>();
+  private totalBytes = 0;
 
-  constructor(
-    private readonly maxRubrics: number,
-    private readonly maxVariants: number,
-  ) {}
+  constructor(private readonly limits: RubricCacheLimits) {}
 
   get size(): number {
     return this.entries.size;
   }
 
-  /** @throws GearError naming the field (under `at`) when the rubric or graph is malformed. */
+  /** Estimated bytes held (what maxRubricCacheBytes bounds). */
+  get bytes(): number {
+    return this.totalBytes;
+  }
+
+  /**
+   * @throws GearError naming the field (under `at`) when the rubric or graph is malformed;
+   *   ServiceError `limit_exceeded` (maxCriteria, maxEdges) before parsing a rubric too large.
+   */
   register(source: RubricSource, options: ResolvedOptions, at: readonly (string | number)[] = []): Registration {
+    if (source.format === 'canonical') checkRubricSize(fieldOf(source.rubric, 'criteria'), fieldOf(source.rubric, 'edges'), this.limits);
+    else checkRubricSize(fieldOf(source.reward_model, 'rubrics'), fieldOf(fieldOf(source.reward_model, 'graph'), 'edges'), this.limits);
     const { rubric, compile } = readSource(source, options.options, at);
     const rubricId = rubricIdOf(rubric);
     // An official-format compile keeps its own report (edges its reader skipped), so it is its own
@@ -120,16 +184,41 @@ export class RubricCache {
   }
 
   private insert(rubricId: string, rubric: Rubric): Entry {
-    const entry: Entry = { id: rubricId, rubric, variants: new Map() };
+    const entry: Entry = { id: rubricId, rubric, variants: new Map(), variantBytes: new Map(), bytes: bytesOfRubric(rubric) };
     this.entries.set(rubricId, entry);
-    if (this.entries.size > this.maxRubrics) this.entries.delete(this.entries.keys().next().value as string);
+    this.totalBytes += entry.bytes;
     return entry;
   }
 
   private remember(entry: Entry, key: string, compiled: CompiledRubric): void {
-    entry.variants.delete(key);
+    this.forget(entry, key);
+    const bytes = bytesOfCompiled(compiled, this.limits.maxExactCost);
     entry.variants.set(key, compiled);
-    if (entry.variants.size > this.maxVariants) entry.variants.delete(entry.variants.keys().next().value as string);
+    entry.variantBytes.set(key, bytes);
+    this.resize(entry, bytes);
+    if (entry.variants.size > this.limits.maxVariantsPerRubric) this.forget(entry, entry.variants.keys().next().value as string);
+    this.evict(entry);
+  }
+
+  private forget(entry: Entry, key: string): void {
+    this.resize(entry, -(entry.variantBytes.get(key) ?? 0));
+    entry.variants.delete(key);
+    entry.variantBytes.delete(key);
+  }
+
+  private resize(entry: Entry, delta: number): void {
+    entry.bytes += delta;
+    this.totalBytes += delta;
+  }
+
+  /** Drops least recently used rubrics until both bounds hold; `keep` (just used) always stays. */
+  private evict(keep: Entry): void {
+    for (const [id, entry] of this.entries) {
+      if (this.entries.size <= this.limits.maxRubrics && this.totalBytes <= this.limits.maxRubricCacheBytes) return;
+      if (entry === keep) continue;
+      this.entries.delete(id);
+      this.totalBytes -= entry.bytes;
+    }
   }
 }
 

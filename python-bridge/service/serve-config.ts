@@ -10,11 +10,22 @@ export const ServeConfigSchema = z.strictObject({
   /** 0 picks a free port (the listening line says which). */
   port: z.number().int().min(0).max(65535).default(DEFAULT_PORT),
   /** Shared secret clients send as `Authorization: Bearer <token>`; required off loopback. */
-  token: z.string().min(16, 'must be at least 16 characters').optional(),
+  token: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces (it travels in an HTTP header)')
+    .optional(),
   limits: ServiceLimitsSchema.default(ServiceLimitsSchema.parse({})),
   logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-  /** How long shutdown waits for requests already received before closing sockets. */
+  /**
+   * How long shutdown waits for the requests already received; those still computing then are
+   * answered -32004, and every answer is flushed before the socket closes.
+   */
   drainTimeoutMs: z.number().int().min(0).default(10_000),
+  /** A connection with no request, no reply and nothing computing for this long is closed (1001). */
+  idleTimeoutMs: z.number().int().min(100).default(300_000),
+  /** A frame (or the HTTP upgrade) not complete this long after its first byte closes its connection (1008). */
+  frameTimeoutMs: z.number().int().min(100).default(30_000),
 });
 export type ServeConfig = z.output<typeof ServeConfigSchema>;
 export type ServeConfigInput = z.input<typeof ServeConfigSchema>;

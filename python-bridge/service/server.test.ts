@@ -60,11 +60,13 @@ describe('the wire: malformed frames get the right JSON-RPC error and the server
     });
   }
 
-  it('answers a payload over the limit with -32002 and the id read from its head, keeping the socket open', async () => {
+  it('refuses a payload over the limit at its header: that socket closes with 1009, the others keep serving', async () => {
+    const big = await RpcTestClient.open(server.url);
     const frame = JSON.stringify({ jsonrpc: '2.0', id: 'big-1', method: 'rubric.score', params: { padding: 'x'.repeat(10_000) } });
-    const reply = (await bad.sendRaw(frame, 'big-1')) as { error: { code: number; data: unknown } };
-    expect(reply.error).toMatchObject({ code: -32002, data: { limit: 'maxPayloadBytes', max: 4096, actual: Buffer.byteLength(frame) } });
-    expect(await bad.call('server.health')).toMatchObject({ status: 'ok' });
+    void big.sendRaw(frame, 'big-1');
+    expect((await big.closed).code).toBe(1009);
+    expect(await good.call('server.health')).toMatchObject({ status: 'ok' });
+    expect(log.lines.some((l) => l['event'] === 'frame_too_large' && l['maxPayloadBytes'] === 4096)).toBe(true);
   });
 
   it('answers a batch method over maxBatchItems with -32002', async () => {
@@ -123,9 +125,15 @@ describe('authentication', () => {
     const server = await startTestService({ token });
     await expect(RpcTestClient.open(server.url)).rejects.toThrow('HTTP 401');
     await expect(RpcTestClient.open(server.url, { authorization: 'Bearer wrong-token-of-some-length' })).rejects.toThrow('HTTP 401');
-    const client = await RpcTestClient.open(server.url, { authorization: `Bearer ${token}` });
-    expect(await client.call('server.health')).toMatchObject({ status: 'ok' });
-    await client.close();
+    await expect(RpcTestClient.open(server.url, { authorization: 'Bearer x' })).rejects.toThrow('HTTP 401');
+    await expect(RpcTestClient.open(server.url, { authorization: `Basic ${token}` })).rejects.toThrow('HTTP 401');
+    await expect(RpcTestClient.open(server.url, { authorization: `Bearer ${token}x` })).rejects.toThrow('HTTP 401');
+    // The scheme is case-insensitive (RFC 7235).
+    for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
+      const client = await RpcTestClient.open(server.url, { authorization: `${scheme} ${token}` });
+      expect(await client.call('server.health')).toMatchObject({ status: 'ok' });
+      await client.close();
+    }
     await server.close();
   });
 });

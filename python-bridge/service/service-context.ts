@@ -2,10 +2,19 @@ import type { AggregatorName } from '../../core/index.js';
 import { createGearContainer, resolveAdapter, type SupportedHost } from '../../adapters/container.js';
 import type { RubricAdapter } from '../../adapters/rubric-adapter.js';
 import { RubricCache, type ResolvedOptions } from './rubric-cache.js';
+import { methodWithinCost } from './methods/exact-cost.js';
 import type { ServiceLimits } from './limits.js';
 import type { Logger } from './logger.js';
 import { JudgeRuntime, type JudgeRuntimeConfig } from '../../judge/judge-runtime.js';
 import { canonicalJson } from '../../judge/cache/cache-key.js';
+
+/** What the transport reports about its connections (server.health). */
+export interface TransportGauges {
+  /** Bytes of requests not yet answered, replies not yet written and frames partly read. */
+  readonly bufferedBytes: number;
+  /** Connections not read from until their replies drain. */
+  readonly pausedConnections: number;
+}
 
 export interface ServiceStats {
   connections: number;
@@ -18,7 +27,12 @@ export class ServiceContext {
   readonly cache: RubricCache;
   readonly stats: ServiceStats = { connections: 0, requests: 0, byMethod: new Map() };
   readonly startedAt = Date.now();
+  /** Shutting down: new requests are answered -32004. */
   draining = false;
+  /** Shutdown stopped waiting: requests still computing stop at their next yield with -32004. */
+  abandoned = false;
+  /** Set by the server (a bare endpoint has no transport). */
+  gauges: () => TransportGauges = () => ({ bufferedBytes: 0, pausedConnections: 0 });
   private readonly adapters = new Map<string, RubricAdapter<unknown>>();
   /** The judge from `gear serve --judge-url` (or GEAR_JUDGE_URL); undefined when none was given. */
   judge: JudgeRuntime | undefined;
@@ -30,7 +44,7 @@ export class ServiceContext {
     readonly version: string,
     readonly logger: Logger,
   ) {
-    this.cache = new RubricCache(limits.maxRubrics, limits.maxVariantsPerRubric);
+    this.cache = new RubricCache(limits);
   }
 
   /**
@@ -41,7 +55,13 @@ export class ServiceContext {
     const key = `${host}\u0000${aggregator}\u0000${options.key}`;
     const hit = this.adapters.get(key);
     if (hit !== undefined) return hit;
-    const container = createGearContainer(aggregator, options.options, (rubric, opts) => this.cache.compileRubric(rubric, opts));
+    // Host rows reach core through the adapter's scalarizer: the exact-inference cost is checked
+    // here, where the row's rubric is compiled, before the adapter evaluates it.
+    const container = createGearContainer(aggregator, options.options, (rubric, opts) => {
+      const compiled = this.cache.compileRubric(rubric, opts);
+      methodWithinCost(this, compiled, aggregator);
+      return compiled;
+    });
     const adapter = resolveAdapter(container, host);
     this.adapters.set(key, adapter);
     if (this.adapters.size > 256) this.adapters.delete(this.adapters.keys().next().value as string);

@@ -16,6 +16,10 @@ export class ServiceError extends Error {
   }
 }
 
-export function limitExceeded(limit: string, max: number, actual: number): ServiceError {
-  return new ServiceError('limit_exceeded', `${limit} exceeded: ${actual} > ${max}`, { limit, max, actual });
+export function limitExceeded(limit: string, max: number, actual: number, advice?: string): ServiceError {
+  return new ServiceError('limit_exceeded', `${limit} exceeded: ${actual} > ${max}${advice === undefined ? '' : `; ${advice}`}`, { limit, max, actual });
+}
+
+export function shuttingDown(): ServiceError {
+  return new ServiceError('shutting_down', 'server is shutting down; retry on another server or after restart');
 }

@@ -77,20 +77,20 @@ def test_each_malformed_request_gets_its_error_code(small_server) -> None:  # ty
     asyncio.run(main())
 
 
-def test_oversized_payload_is_answered_with_its_id(small_server) -> None:  # type: ignore[no-untyped-def]
-    """A frame over maxPayloadBytes gets -32002 with the id read from its head, and the socket stays open."""
+def test_oversized_payload_is_refused_at_its_header(small_server) -> None:  # type: ignore[no-untyped-def]
+    """A frame over maxPayloadBytes closes its socket with 1009 as soon as its header announces the size (nothing of it is read)."""
 
     async def main() -> None:
-        async with connect(small_server.url, max_size=None) as ws:
-            p = [0.5] * (LIMIT // 4)
-            frame = json.dumps({"jsonrpc": "2.0", "id": 77, "method": "rubric.score", "params": {"rubric": ONE, "scores": {"p": p}}}, separators=(",", ":"))
-            assert len(frame) > LIMIT
-            reply = await roundtrip(ws, frame)
-            check(reply, 77, -32002, {"limit": "maxPayloadBytes", "max": LIMIT})
-            assert reply["error"]["data"]["actual"] == len(frame.encode())
-            headless = '{"method":"server.info","jsonrpc":"2.0","id":5,"params":{"pad":"' + "x" * LIMIT + '"}}'
-            check(await roundtrip(ws, headless), None, -32002, {"limit": "maxPayloadBytes"})
-            assert (await roundtrip(ws, '{"jsonrpc":"2.0","id":78,"method":"server.health"}'))["id"] == 78
+        async with connect(small_server.url) as good:
+            async with connect(small_server.url, max_size=None) as ws:
+                p = [0.5] * (LIMIT // 4)
+                frame = json.dumps({"jsonrpc": "2.0", "id": 77, "method": "rubric.score", "params": {"rubric": ONE, "scores": {"p": p}}}, separators=(",", ":"))
+                assert len(frame) > LIMIT
+                await ws.send(frame)
+                with pytest.raises(ConnectionClosed) as closed:
+                    await asyncio.wait_for(ws.recv(), 10)
+                assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+            assert (await roundtrip(good, '{"jsonrpc":"2.0","id":78,"method":"server.health"}'))["id"] == 78
 
     asyncio.run(main())
 

@@ -2,6 +2,8 @@ import { createFcpAccumulator, parseWith } from '../../../core/index.js';
 import { FcpItemSchema, FcpParamsSchema, rubricRefOf } from '../params.js';
 import { resolveOptions } from '../rubric-cache.js';
 import { checkBatchSize } from './batch-limit.js';
+import { Slices } from './cooperative.js';
+import { methodWithinCost } from './exact-cost.js';
 import { itemError, type ItemError } from './item-error.js';
 import { defineMethod } from './method.js';
 import { checkRubricIdsKnown, checkScoresAt, resolveCompiled, rubricIdsOf } from './resolve-rubric.js';
@@ -10,7 +12,7 @@ import { checkRubricIdsKnown, checkScoresAt, resolveCompiled, rubricIdsOf } from
 export const diagnosticsFcp = defineMethod({
   name: 'diagnostics.fcp',
   params: FcpParamsSchema,
-  handle: (params, context) => {
+  handle: async (params, context) => {
     checkBatchSize(params.items, context);
     checkRubricIdsKnown(context, rubricIdsOf(params.items));
     const options = resolveOptions(params.options);
@@ -20,16 +22,21 @@ export const diagnosticsFcp = defineMethod({
       ...(params.relations === undefined ? {} : { relations: params.relations }),
     });
     const skipped: ItemError[] = [];
-    params.items.forEach((input, index) => {
+    const exact = (params.aggregators ?? []).includes('gear-exact');
+    const slices = new Slices(context);
+    for (let index = 0; index < params.items.length; index++) {
+      if (slices.due()) await slices.next();
       const at = ['items', index];
       try {
-        const item = parseWith(FcpItemSchema, input, at);
+        const item = parseWith(FcpItemSchema, params.items[index], at);
         const compiled = resolveCompiled(context, rubricRefOf(item, at), options, at);
-        accumulator.add({ compiled, scores: checkScoresAt(compiled, item.scores, at) });
+        const scores = checkScoresAt(compiled, item.scores, at);
+        if (exact) methodWithinCost(context, compiled, 'gear-exact');
+        accumulator.add({ compiled, scores });
       } catch (error) {
         skipped.push(itemError(index, error));
       }
-    });
+    }
     return { ...accumulator.report(), skipped };
   },
 });

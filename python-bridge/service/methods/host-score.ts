@@ -1,25 +1,43 @@
+import { randomUUID } from 'node:crypto';
 import { GearError, parseWith } from '../../../core/index.js';
 import type { SupportedHost } from '../../../adapters/container.js';
+import type { HostFormat, JudgeRequest } from '../../../adapters/host-adapter.js';
 import {
   HostRequestsParamsSchema,
   HostScoreBatchParamsSchema,
   HostScoreItemSchema,
   HostScoreParamsSchema,
 } from '../params.js';
+import { JsonArrayWriter, JsonText } from '../reply-text.js';
 import { resolveOptions } from '../rubric-cache.js';
+import { ServiceError, limitExceeded } from '../service-error.js';
 import type { ServiceContext } from '../service-context.js';
 import { checkBatchSize } from './batch-limit.js';
+import { Slices } from './cooperative.js';
 import { itemError } from './item-error.js';
 import { defineMethod } from './method.js';
 import { defaultsOf, type Defaults } from './score-item.js';
 
-/** Row errors come from the host's format, relative to the row: locate them under `at.row`. */
-function underRow<T>(at: readonly (string | number)[], run: () => T): T {
+/**
+ * Runs an adapter on client data. Row errors come from the host's format, relative to the row:
+ * they are located under `at.row`. Whatever else an adapter throws on a client's row or outputs
+ * (a TypeError on an object where it expected a string, a RangeError) is still the client's
+ * input it could not read: -32602 at the item, with the adapter's error logged for its authors.
+ */
+function runAdapter<T>(context: ServiceContext, host: SupportedHost, at: readonly (string | number)[], run: () => T): T {
   try {
     return run();
   } catch (error) {
-    if (error instanceof GearError && error.path[0] !== 'options') throw error.under([...at, 'row']);
-    throw error;
+    if (error instanceof GearError) throw error.path[0] === 'options' ? error : error.under([...at, 'row']);
+    if (error instanceof ServiceError) throw error;
+    const incident = randomUUID();
+    const name = error instanceof Error ? error.name : typeof error;
+    context.logger.warn('adapter_error', {
+      incident,
+      host,
+      error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+    });
+    throw new GearError('invalid_input', at.length > 0 ? at : ['row'], `the ${host} adapter could not read this row and its outputs (${name}; incident ${incident})`);
   }
 }
 
@@ -30,7 +48,7 @@ function scoreHostItem(context: ServiceContext, input: unknown, defaults: Defaul
   if (host === undefined) throw new GearError('invalid_input', [...at, 'host'], 'missing: give host per item or for the batch');
   const options = item.options === undefined ? defaults.options : resolveOptions(item.options, [...at, 'options']);
   const adapter = context.adapterFor(host, item.aggregator ?? defaults.aggregator, options);
-  const result = underRow(at, () => adapter.score({ row: item.row, response: item.response, judgeOutputs: item.judgeOutputs }));
+  const result = runAdapter(context, host, at, () => adapter.score({ row: item.row, response: item.response, judgeOutputs: item.judgeOutputs }));
   return {
     host,
     reward: result.reward,
@@ -42,13 +60,49 @@ function scoreHostItem(context: ServiceContext, input: unknown, defaults: Defaul
   };
 }
 
+/** Characters of `text` once written as a JSON string, quotes included. */
+function jsonLength(text: string): number {
+  return JSON.stringify(text).length;
+}
+
+const SENTINEL = '\u0000gear-response\u0000';
+
+/**
+ * The length of the judge requests' JSON for `response`, without building them with it: the
+ * requests are built once with a short sentinel in its place, and each occurrence is then counted
+ * at the response's own JSON length. Hosts embed the response once per request (RuscaRL: once per
+ * criterion), so 1000 criteria x 200 KB would otherwise be 200 MB of prompts before any check.
+ */
+function judgeRequestsLength<Row>(format: HostFormat<Row>, row: Row, response: string): number {
+  const probe = format.buildJudgeRequests(row, SENTINEL);
+  const sentinel = jsonLength(SENTINEL) - 2;
+  const extra = jsonLength(response) - 2 - sentinel;
+  let length = JSON.stringify(probe).length;
+  for (const request of probe) {
+    for (const message of request.messages) length += extra * (message.content.split(SENTINEL).length - 1);
+  }
+  return length;
+}
+
 export const hostRequests = defineMethod({
   name: 'host.requests',
   params: HostRequestsParamsSchema,
-  handle: (params, context) => {
+  handle: async (params, context) => {
     const { format } = context.adapterFor(params.host, 'flat', resolveOptions({}));
-    const requests = underRow([], () => format.buildJudgeRequests(format.parseRow(params.row), params.response));
-    return { requests };
+    const max = context.limits.maxReplyBytes;
+    const row = runAdapter(context, params.host, [], () => format.parseRow(params.row));
+    const criteria = runAdapter(context, params.host, [], () => format.toRubric(row)).criteria.length;
+    if (criteria > context.limits.maxCriteria) throw limitExceeded('maxCriteria', context.limits.maxCriteria, criteria, 'a rubric may have this many criteria');
+    const length = runAdapter(context, params.host, [], () => judgeRequestsLength(format, row, params.response));
+    if (length > max - 32) throw limitExceeded('maxReplyBytes', max, length, 'the judge prompts for this row and response are too large to send back');
+    const requests: JudgeRequest[] = runAdapter(context, params.host, [], () => format.buildJudgeRequests(row, params.response));
+    const written = new JsonArrayWriter(max - 16, (bytes) => limitExceeded('maxReplyBytes', max, bytes, 'the judge prompts for this row and response are too large to send back'));
+    const slices = new Slices(context);
+    for (const request of requests) {
+      if (slices.due()) await slices.next();
+      written.push(request);
+    }
+    return new JsonText(`{"requests":${written.text}}`);
   },
 });
 
@@ -61,16 +115,20 @@ export const hostScore = defineMethod({
 export const hostScoreBatch = defineMethod({
   name: 'host.scoreBatch',
   params: HostScoreBatchParamsSchema,
-  handle: (params, context) => {
+  handle: async (params, context) => {
     checkBatchSize(params.items, context);
     const defaults = { ...defaultsOf(params), host: params.host };
-    const results = params.items.map((item, index) => {
+    const max = context.limits.maxReplyBytes;
+    const results = new JsonArrayWriter(max - 20, (bytes) => limitExceeded('maxReplyBytes', max, bytes, 'the answers to these items are too large together; split the batch'));
+    const slices = new Slices(context);
+    for (let index = 0; index < params.items.length; index++) {
+      if (slices.due()) await slices.next();
       try {
-        return { index, ...scoreHostItem(context, item, defaults, ['items', index]) };
+        results.push({ index, ...scoreHostItem(context, params.items[index], defaults, ['items', index]) });
       } catch (error) {
-        return itemError(index, error);
+        results.push(itemError(index, error));
       }
-    });
-    return { results };
+    }
+    return new JsonText(`{"results":${results.text}}`);
   },
 });

@@ -1,4 +1,6 @@
 import { aggregate, checkScores, computeReward, GearError, type AggregatorName, type CompiledRubric } from '../../../core/index.js';
+import { Slices } from './cooperative.js';
+import { methodWithinCost } from './exact-cost.js';
 import { decodeFloat64Base64, encodeFloat64Base64 } from '../float64-base64.js';
 import { ScoreColumnsParamsSchema } from '../params.js';
 import { resolveOptions } from '../rubric-cache.js';
@@ -16,7 +18,7 @@ import { checkRubricIdsKnown } from './resolve-rubric.js';
 export const rubricScoreColumns = defineMethod({
   name: 'rubric.scoreColumns',
   params: ScoreColumnsParamsSchema,
-  handle: (params, context) => {
+  handle: async (params, context) => {
     const { rubricIds } = params;
     checkBatchSize(rubricIds, context);
     checkRubricIdsKnown(context, rubricIds);
@@ -51,7 +53,10 @@ export const rubricScoreColumns = defineMethod({
     const methods: (string | null)[] = new Array<string | null>(rubricIds.length);
     const errors: ItemError[] = [];
     let offset = 0;
-    compiled.forEach((rubric: CompiledRubric | undefined, index) => {
+    const slices = new Slices(context);
+    for (let index = 0; index < compiled.length; index++) {
+      if (slices.due()) await slices.next();
+      const rubric: CompiledRubric | undefined = compiled[index];
       const size = sizes[index] as number;
       const pi = p.subarray(offset, offset + size);
       try {
@@ -62,19 +67,19 @@ export const rubricScoreColumns = defineMethod({
         } catch (error) {
           throw error instanceof GearError && error.path[1] !== undefined ? new GearError(error.code, ['p', offset + (error.path[1] as number)], error.detail) : error;
         }
-        const result = aggregate(rubric, aggregator, scores, q.subarray(offset, offset + rubric.size));
+        const result = aggregate(rubric, methodWithinCost(context, rubric, aggregator), scores, q.subarray(offset, offset + rubric.size));
         rewards[index] = result.reward;
         methods[index] = result.method;
         flat[index] = result.method === 'flat' ? result.reward : computeReward(rubric, pi);
       } catch (error) {
-        errors.push(itemError(index, error));
+        errors.push(itemError(index, error, ['rubricIds', index]));
         rewards[index] = null;
         flat[index] = null;
         methods[index] = null;
         q.fill(0, offset, offset + size);
       }
       offset += size;
-    });
+    }
     return { rewards, flat, methods, sizes, effective: encodeFloat64Base64(q), errors };
   },
 });
