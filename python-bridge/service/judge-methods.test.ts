@@ -1,0 +1,112 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { JudgeRuntime } from '../../judge/judge-runtime.js';
+import { loadOfficialHealthBenchRows } from '../../judge/testing/healthbench-rows.js';
+import { startFakeOpenAi, type FakeChatRequest, type FakeOpenAiServer } from '../../judge/testing/fake-openai-server.js';
+import type { RunningServer } from './server.js';
+import { RpcTestClient } from './testing/rpc-test-client.js';
+import { startTestService } from './testing/running-service.js';
+
+/*
+ * judge.* over a real socket, against a scripted OpenAI-compatible endpoint: the official GEAR
+ * batch prompt (one request per response, keys "1".."n").
+ */
+const [row] = loadOfficialHealthBenchRows(1);
+const rubric = row!.reward_model.rubrics;
+const positive = rubric.filter((c) => c.points > 0).reduce((s, c) => s + c.points, 0);
+
+/** Every criterion met with prob 0.9: the official flat reward is then 0.9 x (sum of points) / positive points. */
+const allMet = (request: FakeChatRequest): string => {
+  const content = String(request.messages[0]?.content ?? '');
+  const keys = rubric.map((_, i) => i + 1).filter((k) => content.includes(`${k}. (points=`));
+  return JSON.stringify(Object.fromEntries(keys.map((k) => [String(k), { criteria_met: true, prob_met: 0.9 }])));
+};
+
+const servers: { stop(): Promise<unknown> }[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.stop()));
+});
+
+async function serviceWithJudge(endpoint: FakeOpenAiServer | undefined): Promise<{ service: RunningServer; client: RpcTestClient }> {
+  const service = await startTestService();
+  if (endpoint !== undefined) service.context.judge = JudgeRuntime.create({ transport: { endpoints: [{ url: endpoint.url }] } });
+  servers.push({ stop: async () => (await service.close(), await service.context.closeJudges()) });
+  const client = await RpcTestClient.open(service.url);
+  servers.push({ stop: () => client.close() });
+  return { service, client };
+}
+
+async function fake(options: Parameters<typeof startFakeOpenAi>[0]): Promise<FakeOpenAiServer> {
+  const server = await startFakeOpenAi(options);
+  servers.push(server);
+  return server;
+}
+
+interface JudgeReply {
+  reward: number;
+  nativeReward: number;
+  failedCriteria: number;
+  judgments: { status: string; p: number }[];
+  judge: { stats: { requests: number } };
+}
+
+describe('judge.score and judge.scoreBatch on gear serve', () => {
+  it('judge.scoreBatch scores each item in order and reports a bad item as data', async () => {
+    const endpoint = await fake({ answer: allMet });
+    const { client } = await serviceWithJudge(endpoint);
+    const reply = await client.call<{ results: (JudgeReply & { index: number; id?: string })[] | { index: number; error: { path: unknown[] } }[] }>('judge.scoreBatch', {
+      host: 'gear',
+      aggregator: 'flat',
+      items: [
+        { id: 'a', row, response: 'first' },
+        { row: { prompt: row!.prompt }, response: 'no rubric' },
+        { id: 'c', row, response: 'third' },
+      ],
+    });
+    const [a, bad, c] = reply.results as [JudgeReply & { id: string }, { error: { path: unknown[] } }, JudgeReply & { id: string }];
+    const expected = (0.9 * rubric.reduce((s, x) => s + x.points, 0)) / positive;
+    expect(a.id).toBe('a');
+    expect(a.reward).toBeCloseTo(expected, 12);
+    expect(a.nativeReward).toBeCloseTo(expected, 12);
+    expect(a.failedCriteria).toBe(0);
+    expect(a.judge.stats.requests).toBe(1);
+    expect(c.reward).toBe(a.reward);
+    expect(bad.error.path.slice(0, 3)).toEqual(['items', 1, 'row']);
+    expect(endpoint.stats().received).toBe(2);
+  });
+
+  it('judge.score on a server without a judge says how to give it one', async () => {
+    const { client } = await serviceWithJudge(undefined);
+    await expect(client.call('judge.score', { host: 'gear', row, response: 'x' })).rejects.toThrow('"code":-32602,"message":"Invalid params: endpoints: this server has no judge');
+    expect(await client.call('judge.info')).toEqual({ configured: false });
+  });
+
+  it('takes endpoints from the call when the server has none', async () => {
+    const endpoint = await fake({ answer: allMet });
+    const { client } = await serviceWithJudge(undefined);
+    const reply = await client.call<JudgeReply>('judge.score', { host: 'gear', row, response: 'x', endpoints: [{ url: endpoint.url }] });
+    expect(reply.failedCriteria).toBe(0);
+    expect(endpoint.stats().received).toBe(1);
+  });
+
+  it('scores an endpoint returning 500s as failed criteria, never as credit', async () => {
+    const endpoint = await fake({ mode: 'status', status: 500 });
+    const { service, client } = await serviceWithJudge(undefined);
+    service.context.judge = JudgeRuntime.create({ transport: { endpoints: [{ url: endpoint.url }], maxAttempts: 2, backoff: { baseMs: 1, capMs: 2 } } });
+    const reply = await client.call<JudgeReply>('judge.score', { host: 'gear', aggregator: 'flat', row, response: 'x' });
+    const penalties = rubric.reduce((s, c) => s + (c.points < 0 ? c.points : 0), 0);
+    expect(reply.failedCriteria).toBe(rubric.length);
+    expect(reply.reward).toBe(penalties / positive);
+    const info = await client.call<{ responses: number; totals: { failedRequests: number } }>('judge.info');
+    expect(info).toMatchObject({ responses: 1, totals: { failedRequests: 1 } });
+  });
+
+  it('answers other calls while a slow judge call is in flight', async () => {
+    const endpoint = await fake({ answer: allMet, latencyMs: 1500 });
+    const { client } = await serviceWithJudge(endpoint);
+    const order: string[] = [];
+    const judged = client.call('judge.score', { host: 'gear', row, response: 'x' }).then(() => order.push('judge'));
+    const health = client.call('server.health').then(() => order.push('health'));
+    await Promise.all([judged, health]);
+    expect(order).toEqual(['health', 'judge']);
+  });
+});
