@@ -75,6 +75,8 @@ export const HostScoreItemSchema = z.strictObject({
   row: z.unknown(),
   response: z.string(),
   judgeOutputs: z.array(z.string()),
+  /** What an unread criterion counts as (adapters/judge-output/failure-policy.ts); pessimistic by default. */
+  onJudgeFailure: z.enum(['pessimistic', 'official', 'error']).optional(),
   ...Aggregation,
 });
 export type HostScoreItem = z.infer<typeof HostScoreItemSchema>;

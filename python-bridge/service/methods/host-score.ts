@@ -48,7 +48,7 @@ function scoreHostItem(context: ServiceContext, input: unknown, defaults: Defaul
   if (host === undefined) throw new GearError('invalid_input', [...at, 'host'], 'missing: give host per item or for the batch');
   const options = item.options === undefined ? defaults.options : resolveOptions(item.options, [...at, 'options']);
   const adapter = context.adapterFor(host, item.aggregator ?? defaults.aggregator, options);
-  const result = runAdapter(context, host, at, () => adapter.score({ row: item.row, response: item.response, judgeOutputs: item.judgeOutputs }));
+  const result = runAdapter(context, host, at, () => adapter.score({ row: item.row, response: item.response, judgeOutputs: item.judgeOutputs, ...(item.onJudgeFailure === undefined ? {} : { onJudgeFailure: item.onJudgeFailure }) }));
   return {
     host,
     reward: result.reward,
@@ -56,6 +56,7 @@ function scoreHostItem(context: ServiceContext, input: unknown, defaults: Defaul
     method: result.method,
     effective: result.effective,
     judgments: result.judgments,
+    failedCriteria: result.failedCriteria,
     extras: result.extras,
   };
 }
