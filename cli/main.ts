@@ -11,6 +11,7 @@ import { conformanceReports, renderConformance } from './commands/conformance.js
 import { runServe } from './commands/serve.js';
 import { runJudge } from './commands/judge.js';
 import { JUDGE_FLAGS, judgeConfigFromFlags } from './options/judge-flags.js';
+import { GRAPH_USAGE, runGraph } from './commands/graph.js';
 import { SUPPORTED_HOSTS, type SupportedHost } from '../adapters/container.js';
 import { ON_JUDGE_FAILURE_VALUES, type OnJudgeFailure } from '../adapters/judge-output/failure-policy.js';
 import { AggregatorNameSchema } from '../core/index.js';
@@ -69,6 +70,7 @@ const COMMAND_HELP: Readonly<Record<string, string>> = {
       unread criterion counts against the response (pessimistic). Also reads GEAR_JUDGE_URL,
       GEAR_JUDGE_MODEL, GEAR_JUDGE_API_KEY, GEAR_JUDGE_MAX_CONCURRENT, GEAR_JUDGE_TIMEOUT, GEAR_JUDGE_CACHE.
 `,
+  'graph': GRAPH_USAGE,
   'agreement': `  gear agreement [--responses N] [--seed S]
       The paper's exact-inference agreement table on the bundled rubrics.
 `,
@@ -110,6 +112,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return command === undefined ? 2 : 0;
   }
+  if (command === 'graph') return runGraph(rest, { env: process.env, stdout: process.stdout, stderr: process.stderr });
   if (rest.includes('--help') || rest.includes('-h')) {
     const help = COMMAND_HELP[command];
     if (help === undefined) throw new GearError('usage', [command], 'unknown command (run "gear --help")');
