@@ -17,6 +17,7 @@ const PYTHON = join(ROOT, '.venv', 'bin', 'python');
 const HEALTHBENCH = join(fixturesDir(), 'healthbench', 'oss_eval_first30.jsonl');
 const GRAPHS = join(fixturesDir(), 'healthbench', 'graphs.jsonl');
 const run = promisify(execFile);
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON rows read back from files, checked field by field
 type Row = Record<string, any>;
 
 /** Runs the CLI without blocking this process (the fake endpoint answers from it). */
@@ -91,7 +92,8 @@ describe('gear graph build, killed with SIGKILL mid-run and run again', () => {
 describe('gear graph build with VERL parquet in and out', () => {
   it('reads a parquet of VERL rows and writes a parquet with the same graphs as the JSONL build', async () => {
     const verlRows = ((await readRows(built)) as Row[]).map((r) => {
-      const { gear_annotation_stats: _drop, ...rest } = r;
+      const rest = { ...r };
+      delete rest.gear_annotation_stats;
       const rewardModel = { ...rest.reward_model, rubrics: rest.reward_model.rubrics.map((x: Row) => ({ ...x, tags: { axis: x.tags.axis, level: x.tags.level } })) };
       delete rewardModel.graph;
       return { ...rest, reward_model: rewardModel, extra_info: { prompt: rest.prompt, reward_model: rewardModel } };

@@ -46,6 +46,7 @@ function build(url: string, input: string, output: string, options: { profile?: 
 }
 
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'gear-graphs-'));
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON rows read back from files, checked field by field
 type Row = Record<string, any>;
 const asked = (s: FakeOpenAiServer): AnnotationRequest[] => s.requests.map((r) => readAnnotationRequest(r.body)).filter((a): a is AnnotationRequest => a !== undefined);
 
