@@ -111,7 +111,26 @@ describe('gear graph build with VERL parquet in and out', () => {
     );
     expect(rows.map((r) => r.gear_annotation_stats.num_graph_edges)).toEqual(jsonl.map((r) => r.gear_annotation_stats.num_graph_edges));
     const stats = await gear(['graph', 'stats', out, '--format', 'json']);
+    expect(stats.code, stats.stderr).toBe(0);
     expect(JSON.parse(stats.stdout).avg_num_graph_edges).toBe(jsonl.reduce((n, r) => n + r.reward_model.graph.edges.length, 0) / 4);
+  });
+});
+
+describe('gear graph --help', () => {
+  it('prints each subcommand\'s usage, lists them all under gear --help, and rejects an unknown one', async () => {
+    for (const sub of ['build', 'stats', 'check', 'compare']) {
+      const result = await gear(['graph', sub, '--help']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`gear graph ${sub}`);
+    }
+    expect((await gear(['graph', 'build', '--help'])).stdout).not.toContain('gear graph stats');
+    expect((await gear(['--help'])).stdout).toContain('gear graph build --profile');
+    const unknown = await gear(['graph', 'draw']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown subcommand');
+    const missing = await gear(['graph', 'build', '--profile', 'healthbench', '--input', HEALTHBENCH, '--output', join(dir, 'x.jsonl')], { GEAR_JUDGE_URL: '' });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--judge-url');
   });
 });
 

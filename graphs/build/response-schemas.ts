@@ -1,7 +1,9 @@
 /*
  * The JSON schemas the official GEAR graph builder sends as response_format (LvCan926/GEAR at
  * 8976106, rubric_prepare/rubric_graph.py: _node_response_schema, _edge_response_schema; Copyright
- * the GEAR authors, Apache License 2.0), with the same names and shapes.
+ * the GEAR authors, Apache License 2.0), with the same names and shapes, plus one bound the official
+ * schemas lack: the list holds exactly as many items as criteria (pairs) were asked about. Under
+ * grammar-constrained decoding a small model otherwise repeats items until max_tokens cuts it off.
  */
 import { EDGE_LABELS, NODE_TYPES } from '../model/vocabulary.js';
 import type { CandidatePair } from './candidate-pairs.js';
@@ -13,6 +15,8 @@ export function nodeResponseSchema(ids: readonly string[]): Record<string, unkno
     properties: {
       nodes: {
         type: 'array',
+        minItems: ids.length,
+        maxItems: ids.length,
         items: {
           type: 'object',
           additionalProperties: false,
@@ -37,6 +41,8 @@ export function edgeResponseSchema(pairs: readonly CandidatePair[]): Record<stri
     properties: {
       edges: {
         type: 'array',
+        minItems: pairs.length,
+        maxItems: pairs.length,
         items: {
           type: 'object',
           additionalProperties: false,
