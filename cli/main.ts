@@ -13,6 +13,7 @@ import { runJudge } from './commands/judge.js';
 import { sampleRowLines } from './commands/sample-rows.js';
 import { JUDGE_FLAGS, judgeConfigFromFlags } from './options/judge-flags.js';
 import { SERVE_FLAGS_USAGE, SERVE_FLAG_OPTIONS } from '../python-bridge/service/index.js';
+import { GRAPH_USAGE, runGraph } from './commands/graph.js';
 import { SUPPORTED_HOSTS, type SupportedHost } from '../adapters/container.js';
 import { ON_JUDGE_FAILURE_VALUES, type OnJudgeFailure } from '../adapters/judge-output/failure-policy.js';
 import { AggregatorNameSchema } from '../core/index.js';
@@ -77,6 +78,7 @@ const COMMAND_HELP: Readonly<Record<string, string>> = {
       data set (the physicians' ideal completion, then the reference completions). Defaults: gear,
       all rows, 2 responses each.
 `,
+  'graph': GRAPH_USAGE,
   'agreement': `  gear agreement [--responses N] [--seed S]
       The paper's exact-inference agreement table on the bundled rubrics.
 `,
@@ -118,6 +120,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return command === undefined ? 2 : 0;
   }
+  if (command === 'graph') return runGraph(rest, { env: process.env, stdout: process.stdout, stderr: process.stderr });
   if (rest.includes('--help') || rest.includes('-h')) {
     const help = COMMAND_HELP[command];
     if (help === undefined) throw new GearError('usage', [command], 'unknown command (run "gear --help")');

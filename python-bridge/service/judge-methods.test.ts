@@ -62,7 +62,7 @@ describe('judge.score and judge.scoreBatch on gear serve', () => {
         { id: 'c', row, response: 'third' },
       ],
     });
-    const [a, bad, c] = reply.results as [JudgeReply & { id: string }, { error: { path: unknown[] } }, JudgeReply & { id: string }];
+    const [a, bad, c] = reply.results as unknown as [JudgeReply & { id: string }, { error: { path: unknown[] } }, JudgeReply & { id: string }];
     const expected = (0.9 * rubric.reduce((s, x) => s + x.points, 0)) / positive;
     expect(a.id).toBe('a');
     expect(a.reward).toBeCloseTo(expected, 12);

@@ -1,0 +1,158 @@
+import { parseArgs } from 'node:util';
+import { GearError } from '../../core/index.js';
+import { DEFAULT_ANNOTATION_SETTINGS, type AnnotationSettings } from '../../graphs/build/annotation-context.js';
+import { isProfileName, PROFILE_NAMES, type ProfileName } from '../../graphs/profiles/profiles.js';
+import { JUDGE_FLAGS, judgeConfigFromFlags } from '../options/judge-flags.js';
+import { runGraphBuild } from './graph-build.js';
+import { runGraphCheck } from './graph-check.js';
+import { runGraphCompare } from './graph-compare.js';
+import { runGraphStats } from './graph-stats.js';
+
+export interface GraphIo {
+  readonly env: NodeJS.ProcessEnv;
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+/** Each subcommand's usage (`gear graph SUB --help`); together they are `gear graph --help`. */
+export const GRAPH_HELP: Readonly<Record<string, string>> = {
+  build: `  gear graph build --profile healthbench|writingbench|plawbench|generic --judge-url URL[,URL...]
+                   --input rows.(jsonl|parquet) --output out.(jsonl|parquet) [--model M] [--api-key K]
+                   [--cache FILE] [--concurrency N] [--limit N] [--edge-batch-size N] [--role-reasks N]
+                   [--edge-reasks N] [--no-schema] [--max-concurrent-requests N] [--timeout SECONDS]
+                   [--deadline SECONDS] [--seed S] [--temperature T] [--rpm N] [--tpm N]
+      Builds each rubric's dependency graph with the LLM at the OpenAI-compatible endpoints, as the
+      official GEAR builder does (roles, candidate pairs, edge labels, validation, DAG projection),
+      and writes the rows with reward_model.graph {nodes, edges} and each criterion's
+      tags.node_type (official vocabulary), plus gear_annotation_stats per row and
+      <output stem>.annotation_summary.json. Input rows: VERL / official GEAR rows
+      (reward_model.rubrics), raw HealthBench rows (prompt, rubrics) or raw WritingBench rows
+      (query, checklist). Resumable: finished rows go to <output>.progress.jsonl at once; a re-run
+      skips them and, with --cache FILE, replays every LLM answer it already has. A row that fails
+      is reported and skipped (exit 1); a re-run retries it. Progress on stderr.
+`,
+  stats: `  gear graph stats FILE [--profile P] [--format table|json]
+      The annotation summary of any file with graphs (official ones too): criteria, candidate and
+      retained edges per rubric, update size, non-empty rate, node and edge types, and gear's
+      counters (fallbacks, drops by reason, requests, tokens); beside the paper's figures for P.
+`,
+  check: `  gear graph check FILE [--format table|jsonl]
+      Validation report: edges the runtime would drop (and why), edges outside the role rules,
+      graph nodes that do not match the criteria, tags.node_type that disagrees with graph.nodes, and
+      an extra_info.reward_model that differs from reward_model. Exit 1 when a row has a problem.
+`,
+  compare: `  gear graph compare FILE --reference GRAPHS [--format table|json]
+      Edge precision and recall of FILE's graphs against reference graphs (rows with graphs, or
+      conformance/fixtures/*/graphs.jsonl lines), relation-type accuracy on matched edges and
+      node-type accuracy. Rows match by source id (prompt_id, WritingBench index), else by position.
+`,
+};
+
+export const GRAPH_USAGE = Object.values(GRAPH_HELP).join('');
+
+function intFlag(name: string, text: string | undefined, fallback: number, min: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min) throw new GearError('usage', [name], `must be an integer >= ${min}, got "${text}"`);
+  return value;
+}
+
+function formatFlag(text: string | undefined, allowed: readonly string[]): string {
+  const format = text ?? allowed[0] as string;
+  if (!allowed.includes(format)) throw new GearError('usage', ['--format'], `must be ${allowed.join(' or ')}, got "${format}"`);
+  return format;
+}
+
+const BUILD_JUDGE_FLAGS = (({ 'judge-url': u, model, 'api-key': k, 'max-concurrent-requests': m, timeout, deadline, cache, seed, temperature, rpm, tpm }) => ({
+  'judge-url': u,
+  model,
+  'api-key': k,
+  'max-concurrent-requests': m,
+  timeout,
+  deadline,
+  cache,
+  seed,
+  temperature,
+  rpm,
+  tpm,
+}))(JUDGE_FLAGS);
+
+/** `gear graph build|stats|check|compare ...`; returns the exit code. */
+export async function runGraph(argv: readonly string[], io: GraphIo): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '--help' || sub === '-h') {
+    io.stdout.write(`Usage:\n${GRAPH_USAGE}`);
+    return sub === undefined ? 2 : 0;
+  }
+  const help = GRAPH_HELP[sub];
+  if (help === undefined) throw new GearError('usage', ['graph', sub], 'unknown subcommand (build, stats, check, compare)');
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout.write(`Usage:\n${help}`);
+    return 0;
+  }
+  if (sub === 'build') {
+    const { values } = parseArgs({
+      args: [...rest],
+      options: {
+        profile: { type: 'string' },
+        input: { type: 'string' },
+        output: { type: 'string' },
+        concurrency: { type: 'string' },
+        limit: { type: 'string' },
+        'edge-batch-size': { type: 'string' },
+        'role-reasks': { type: 'string' },
+        'edge-reasks': { type: 'string' },
+        'no-schema': { type: 'boolean' },
+        ...BUILD_JUDGE_FLAGS,
+      },
+      strict: true,
+    });
+    const profile = values.profile ?? '';
+    if (!isProfileName(profile)) throw new GearError('usage', ['--profile'], `must be one of ${PROFILE_NAMES.join(', ')}, got "${profile}"`);
+    if (values.input === undefined) throw new GearError('usage', ['--input'], 'missing: the rows to annotate (.jsonl or .parquet)');
+    if (values.output === undefined) throw new GearError('usage', ['--output'], 'missing: where to write the annotated rows (.jsonl or .parquet)');
+    const judge = judgeConfigFromFlags(values, io.env);
+    if (judge === undefined) throw new GearError('usage', ['--judge-url'], 'missing: the LLM endpoint(s), e.g. --judge-url http://127.0.0.1:8000/v1 (or GEAR_JUDGE_URL)');
+    const d = DEFAULT_ANNOTATION_SETTINGS;
+    const decoding = judge.options?.decoding ?? {};
+    const settings: AnnotationSettings = {
+      ...d,
+      edgeBatchSize: intFlag('--edge-batch-size', values['edge-batch-size'], d.edgeBatchSize, 1),
+      roleReasks: intFlag('--role-reasks', values['role-reasks'], d.roleReasks, 0),
+      edgeReasks: intFlag('--edge-reasks', values['edge-reasks'], d.edgeReasks, 0),
+      jsonSchema: values['no-schema'] !== true,
+      decoding: {
+        ...d.decoding,
+        ...(decoding.seed === undefined ? {} : { seed: decoding.seed }),
+        ...(decoding.temperature === undefined ? {} : { temperature: decoding.temperature }),
+      },
+    };
+    return runGraphBuild({
+      profile: profile as ProfileName,
+      transport: judge.transport,
+      cache: judge.cache,
+      input: values.input,
+      output: values.output,
+      settings,
+      concurrency: intFlag('--concurrency', values.concurrency, 4, 1),
+      limit: intFlag('--limit', values.limit, 0, 0),
+      stdout: io.stdout,
+      stderr: io.stderr,
+    });
+  }
+  if (sub === 'stats') {
+    const { values, positionals } = parseArgs({ args: [...rest], options: { profile: { type: 'string' }, format: { type: 'string' } }, allowPositionals: true, strict: true });
+    if (positionals.length !== 1) throw new GearError('usage', ['FILE'], 'give exactly one file');
+    if (values.profile !== undefined && !isProfileName(values.profile)) throw new GearError('usage', ['--profile'], `must be one of ${PROFILE_NAMES.join(', ')}`);
+    return runGraphStats({ file: positionals[0] as string, profile: values.profile as ProfileName | undefined, format: formatFlag(values.format, ['table', 'json']) as 'table' | 'json', stdout: io.stdout });
+  }
+  if (sub === 'check') {
+    const { values, positionals } = parseArgs({ args: [...rest], options: { format: { type: 'string' } }, allowPositionals: true, strict: true });
+    if (positionals.length !== 1) throw new GearError('usage', ['FILE'], 'give exactly one file');
+    return runGraphCheck({ file: positionals[0] as string, format: formatFlag(values.format, ['table', 'jsonl']) as 'table' | 'jsonl', stdout: io.stdout });
+  }
+  const { values, positionals } = parseArgs({ args: [...rest], options: { reference: { type: 'string' }, format: { type: 'string' } }, allowPositionals: true, strict: true });
+  if (positionals.length !== 1) throw new GearError('usage', ['FILE'], 'give exactly one file');
+  if (values.reference === undefined) throw new GearError('usage', ['--reference'], 'missing: the reference graphs');
+  return runGraphCompare({ file: positionals[0] as string, reference: values.reference, format: formatFlag(values.format, ['table', 'json']) as 'table' | 'json', stdout: io.stdout });
+}

@@ -1,0 +1,198 @@
+// gear graph build against a real HTTP endpoint that answers like an annotation LLM (the fake
+// OpenAI server with a scripted annotator): the pipeline, the fault paths (cut-off role replies,
+// unreadable edge replies, an endpoint that dies mid-run) and resuming from the journal.
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { compileOfficialRewardModel } from '../../core/index.js';
+import { fixturesDir } from '../../conformance/fixtures-loader/fixtures-dir.js';
+import { startFakeOpenAi, type FakeOpenAiServer } from '../../judge/testing/fake-openai-server.js';
+import { DEFAULT_ANNOTATION_SETTINGS } from '../build/annotation-context.js';
+import { readRows } from '../io/row-files.js';
+import type { ProfileName } from '../profiles/profiles.js';
+import { readAnnotationRequest, rolesReply, scriptedAnnotator, type AnnotationRequest } from '../testing/scripted-annotator.js';
+import { buildGraphs, journalPathFor } from './build-graphs.js';
+
+const HEALTHBENCH = join(fixturesDir(), 'healthbench', 'oss_eval_first30.jsonl');
+const WRITINGBENCH = join(fixturesDir(), 'writingbench', 'length_subset_first20.jsonl');
+const GENERIC = join(import.meta.dirname, '..', 'fixtures', 'generic-rubrics.jsonl');
+
+const servers: FakeOpenAiServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.stop()));
+});
+
+async function server(answer: Parameters<typeof scriptedAnnotator>[0], extra: Parameters<typeof startFakeOpenAi>[0] = {}): Promise<FakeOpenAiServer> {
+  const s = await startFakeOpenAi({ answer: scriptedAnnotator(answer), ...extra });
+  servers.push(s);
+  return s;
+}
+
+const quiet = { write: () => true } as unknown as NodeJS.WritableStream;
+
+function build(url: string, input: string, output: string, options: { profile?: ProfileName; limit?: number; cache?: string; transport?: object } = {}) {
+  return buildGraphs({
+    profile: options.profile ?? 'healthbench',
+    transport: { endpoints: [{ url }], maxAttempts: 2, backoff: { baseMs: 1, capMs: 5 }, deadlineMs: 5000, ...options.transport },
+    cache: options.cache === undefined ? undefined : { file: options.cache },
+    input,
+    output,
+    settings: DEFAULT_ANNOTATION_SETTINGS,
+    concurrency: 2,
+    limit: options.limit ?? 0,
+    stderr: quiet,
+  });
+}
+
+const tmp = (): string => mkdtempSync(join(tmpdir(), 'gear-graphs-'));
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON rows read back from files, checked field by field
+type Row = Record<string, any>;
+const asked = (s: FakeOpenAiServer): AnnotationRequest[] => s.requests.map((r) => readAnnotationRequest(r.body)).filter((a): a is AnnotationRequest => a !== undefined);
+
+describe('gear graph build on the bundled rows (scripted annotator)', () => {
+  it.each([
+    ['healthbench', HEALTHBENCH, 3],
+    ['writingbench', WRITINGBENCH, 3],
+    ['generic', GENERIC, 4],
+  ] as const)('%s: writes the rows with reward_model.graph and tags.node_type that the official reader takes whole', async (profile, input, limit) => {
+    const s = await server(undefined);
+    const out = join(tmp(), 'out.jsonl');
+    const result = await build(s.url, input, out, { profile, limit });
+    expect(result.failed).toEqual([]);
+    const rows = (await readRows(out)) as Row[];
+    expect(rows).toHaveLength(limit);
+    for (const row of rows) {
+      const model = row.reward_model;
+      expect(model.graph.nodes.map((n: Row) => n.id)).toEqual(model.rubrics.map((r: Row) => r.id));
+      model.rubrics.forEach((r: Row, i: number) => expect(r.tags.node_type).toBe(model.graph.nodes[i].node_type));
+      expect(row.extra_info.reward_model).toEqual(model);
+      expect(row.gear_annotation_stats).toEqual(row.extra_info.gear_annotation_stats);
+      expect(row.gear_annotation_stats.annotation_profile).toBe(profile);
+      // the scripted annotator says strong_prerequisite for every candidate whose parent comes first
+      const expected = row.gear_annotation_stats.num_edge_candidates === 0 ? 0 : model.graph.edges.length;
+      expect(row.gear_annotation_stats.num_graph_edges).toBe(expected);
+      expect(model.graph.edges.every((e: Row) => Number(e.parent.slice(1)) < Number(e.child.slice(1)))).toBe(true);
+      const compiled = compileOfficialRewardModel(model);
+      expect(compiled.report.droppedEdges).toEqual([]);
+      expect(compiled.report.edgesKept).toBe(model.graph.edges.length);
+    }
+    expect(existsSync(journalPathFor(out))).toBe(false);
+    expect(JSON.parse(readFileSync(result.summaryPath, 'utf8')).num_rows).toBe(limit);
+  });
+
+  it('sizes the role budget to the rubric and re-asks only the criteria a cut-off reply left unlabelled', async () => {
+    const s = await server((a) => {
+      if (a.kind !== 'roles' || a.rubrics.length < 12) return undefined; // only the first ask (19 criteria) is cut off
+      const full = rolesReply(a.rubrics);
+      return { content: full.slice(0, Math.floor(full.length * 0.55)), finishReason: 'length' };
+    });
+    const out = join(tmp(), 'out.jsonl');
+    const result = await build(s.url, HEALTHBENCH, out, { limit: 1 });
+    expect(result.failed).toEqual([]);
+    const [row] = (await readRows(out)) as Row[];
+    const k = row!.reward_model.rubrics.length as number;
+    const roles = asked(s).filter((a) => a.kind === 'roles') as Extract<AnnotationRequest, { kind: 'roles' }>[];
+    expect(roles[0]!.rubrics).toHaveLength(k);
+    expect(roles[0]!.maxTokens).toBe(48 + 24 * k);
+    // the re-asks hold exactly the criteria the cut-off reply did not label completely
+    const firstReply = rolesReply(roles[0]!.rubrics).slice(0, Math.floor(rolesReply(roles[0]!.rubrics).length * 0.55));
+    const complete = [...firstReply.matchAll(/\{"id":"(r\d+)","node_type":"[a-z]+"\}/g)].map((m) => m[1]);
+    expect(complete.length).toBeGreaterThan(0);
+    const reasked = roles.slice(1).flatMap((r) => r.rubrics.map((x) => x.id));
+    expect(reasked.sort()).toEqual(row!.reward_model.rubrics.map((r: Row) => r.id).filter((id: string) => !complete.includes(id)).sort());
+    const stats = row!.gear_annotation_stats;
+    expect(stats.node_truncated_replies).toBe(1);
+    expect(stats.node_reasks).toBe(1);
+    expect(stats.num_node_judged).toBe(k);
+    expect(stats.num_node_fallback).toBe(0);
+    expect(stats.node_parse_status).toBe('full');
+  });
+
+  it('counts every criterion that no reply labels as a sign fallback, after re-asks in halves and quarters', async () => {
+    const s = await server((a) => (a.kind === 'roles' ? 'I think these are mostly foundation criteria.' : undefined));
+    const out = join(tmp(), 'out.jsonl');
+    await build(s.url, HEALTHBENCH, out, { limit: 1 });
+    const [row] = (await readRows(out)) as Row[];
+    const stats = row!.gear_annotation_stats;
+    const k = row!.reward_model.rubrics.length as number;
+    const chunks = (size: number): number => Math.ceil(k / size);
+    expect(stats.node_requests).toBe(1 + chunks(Math.ceil(k / 2)) + chunks(Math.ceil(k / 4)));
+    expect(stats.node_unreadable_replies).toBe(stats.node_requests);
+    expect(stats.num_node_fallback).toBe(k);
+    expect(stats.node_parse_status).toBe('failed');
+    expect(row!.reward_model.graph.nodes.map((n: Row) => n.node_type)).toEqual(row!.reward_model.rubrics.map((r: Row) => (r.points < 0 ? 'penalty' : 'foundation')));
+  });
+
+  it('splits a batch whose reply is unreadable and retries the halves; a pair unreadable alone is a counted failure', async () => {
+    const clean = await server(undefined);
+    const cleanOut = join(tmp(), 'clean.jsonl');
+    await build(clean.url, HEALTHBENCH, cleanOut, { limit: 1 });
+    const [reference] = (await readRows(cleanOut)) as Row[];
+
+    const s = await server((a) => {
+      if (a.kind !== 'edges') return undefined;
+      if (a.pairs.length === 8) return 'Here are my labels: r1 depends on r2, mostly.';
+      if (a.pairs.some((p) => p.parent === 'r1' && p.child === 'r2')) return a.pairs.length === 1 ? '{"edges": [' : 'no idea';
+      return undefined;
+    });
+    const out = join(tmp(), 'out.jsonl');
+    await build(s.url, HEALTHBENCH, out, { limit: 1 });
+    const [row] = (await readRows(out)) as Row[];
+    const stats = row!.gear_annotation_stats;
+    const fullBatches = Math.floor(stats.num_edge_candidates / 8);
+    expect(stats.num_edge_failed_candidates).toBe(1);
+    // every full batch split once; the batch holding r1->r2 split again down to that single pair (4 -> 2 -> 1)
+    expect(stats.edge_split_batches).toBe(fullBatches + 2);
+    expect(stats.edge_unreadable_replies).toBe(fullBatches + 3);
+    const withoutFailed = reference!.reward_model.graph.edges.filter((e: Row) => !(e.parent === 'r1' && e.child === 'r2'));
+    expect(row!.reward_model.graph.edges).toEqual(withoutFailed);
+  });
+});
+
+describe('gear graph build when the endpoint dies mid-run', () => {
+  it('reports and skips the rows it could not finish, keeps the journal, and a re-run finishes them from the cache', async () => {
+    const dir = tmp();
+    const cache = join(dir, 'answers.sqlite');
+    const out = join(dir, 'out.jsonl');
+    const dying = await server(undefined, { behave: (_request, n) => (n > 30 ? { mode: 'status', status: 503 } : undefined) });
+    const first = await build(dying.url, HEALTHBENCH, out, { limit: 5, cache });
+    expect(first.failed.length).toBeGreaterThan(0);
+    expect(first.failed.every((f) => /JudgeTransportError/.test(f.error))).toBe(true);
+    const written = (await readRows(out)) as Row[];
+    expect(written.length).toBe(5 - first.failed.length);
+    expect(existsSync(journalPathFor(out))).toBe(true);
+
+    const healthy = await server(undefined);
+    const second = await build(healthy.url, HEALTHBENCH, out, { limit: 5, cache });
+    expect(second.failed).toEqual([]);
+    expect(second.resumed).toBe(5 - first.failed.length);
+    const rows = (await readRows(out)) as Row[];
+    const inputs = (await readRows(HEALTHBENCH)).slice(0, 5) as Row[];
+    expect(rows.map((r) => r.prompt)).toEqual(inputs.map((r) => r.prompt));
+    // the answers the dying endpoint gave before it died are replayed, not asked again
+    const cached = rows.reduce((n, r) => n + r.gear_annotation_stats.llm_cached_requests, 0);
+    expect(cached).toBeGreaterThan(0);
+    const answeredBefore = dying.requests.filter((r) => r.mode === 'ok').length;
+    const askedAgain = new Set(healthy.requests.map((r) => JSON.stringify(r.body.messages)));
+    const answeredBeforeSet = new Set(dying.requests.filter((r) => r.mode === 'ok').map((r) => JSON.stringify(r.body.messages)));
+    expect(answeredBefore).toBeGreaterThan(0);
+    expect([...askedAgain].filter((m) => answeredBeforeSet.has(m))).toEqual([]);
+    expect(existsSync(journalPathFor(out))).toBe(false);
+  });
+
+  it('skips a row whose input is malformed, naming the field, and annotates the others', async () => {
+    const dir = tmp();
+    const input = join(dir, 'in.jsonl');
+    const rows = readFileSync(GENERIC, 'utf8').trim().split('\n');
+    const bad = JSON.parse(rows[1]!);
+    bad.reward_model.rubrics[2].points = 'lots';
+    writeFileSync(input, `${[rows[0], JSON.stringify(bad), rows[2]].join('\n')}\n`);
+    const s = await server(undefined);
+    const result = await build(s.url, input, join(dir, 'out.jsonl'), { profile: 'generic' });
+    expect(result.failed).toHaveLength(1);
+    expect(result.failed[0]!.index).toBe(1);
+    expect(result.failed[0]!.error).toContain('reward_model.rubrics[2].points');
+    expect(await readRows(join(dir, 'out.jsonl'))).toHaveLength(2);
+  });
+});
