@@ -1,20 +1,12 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { GearError } from '../core/index.js';
-import { runAggregate } from './commands/aggregate.js';
-import { aggregationOptionsFromFlags } from './options/aggregation-flags.js';
-import { sampleInputLines } from './commands/sample-input.js';
-import { agreementRows, renderAgreement } from './commands/agreement.js';
-import { runScore } from './commands/score.js';
-import { conformanceReports, renderConformance } from './commands/conformance.js';
-import { runServe } from './commands/serve.js';
-import { runJudge } from './commands/judge.js';
-import { JUDGE_FLAGS, judgeConfigFromFlags } from './options/judge-flags.js';
-import { SUPPORTED_HOSTS, type SupportedHost } from '../adapters/container.js';
-import { ON_JUDGE_FAILURE_VALUES, type OnJudgeFailure } from '../adapters/judge-output/failure-policy.js';
-import { AggregatorNameSchema } from '../core/index.js';
+import { GearError } from '../core/errors.js';
+import type { SupportedHost } from '../adapters/container.js';
+import type { OnJudgeFailure } from '../adapters/judge-output/failure-policy.js';
 
+// Commands load their modules when they run: `gear aggregate` starts without the judge, the
+// service and the adapters (start-up is a large part of scoring a file).
 const HEADER = 'gear: dependency-aware aggregation of rubric rewards (GEAR)\n';
 
 /** Each command's usage, shown by `gear CMD --help` and, all together, by `gear --help`. */
@@ -121,6 +113,8 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'serve') {
+    const { JUDGE_FLAGS } = await import('./options/judge-flags.js');
+    const { runServe } = await import('./commands/serve.js');
     const { values } = parseArgs({
       args: rest,
       options: {
@@ -138,6 +132,8 @@ async function main(argv: string[]): Promise<number> {
     return runServe(values, { env: process.env, stdout: process.stdout, stderr: process.stderr, version: version() });
   }
   if (command === 'aggregate') {
+    const { runAggregate } = await import('./commands/aggregate.js');
+    const { aggregationOptionsFromFlags } = await import('./options/aggregation-flags.js');
     const { values } = parseArgs({
       args: rest,
       options: {
@@ -158,7 +154,7 @@ async function main(argv: string[]): Promise<number> {
       output: values.output,
       format,
       options: aggregationOptionsFromFlags(values),
-      lines: values.demo === true ? toAsync(sampleInputLines({ responsesPerRubric: 8, seed: 1, benchmarks: ['healthbench'] })) : undefined,
+      lines: values.demo === true ? toAsync((await import('./commands/sample-input.js')).sampleInputLines({ responsesPerRubric: 8, seed: 1, benchmarks: ['healthbench'] })) : undefined,
       stdin: process.stdin,
       stdout: process.stdout,
       stderr: process.stderr,
@@ -166,6 +162,8 @@ async function main(argv: string[]): Promise<number> {
     return bad > 0 ? 1 : 0;
   }
   if (command === 'score') {
+    const { SUPPORTED_HOSTS, AggregatorNameSchema, ON_JUDGE_FAILURE_VALUES, aggregationOptionsFromFlags } = await hostCommandModules();
+    const { runScore } = await import('./commands/score.js');
     const { values } = parseArgs({
       args: rest,
       options: {
@@ -201,6 +199,9 @@ async function main(argv: string[]): Promise<number> {
     return bad > 0 ? 1 : 0;
   }
   if (command === 'judge') {
+    const { SUPPORTED_HOSTS, AggregatorNameSchema, aggregationOptionsFromFlags } = await hostCommandModules();
+    const { JUDGE_FLAGS, judgeConfigFromFlags } = await import('./options/judge-flags.js');
+    const { runJudge } = await import('./commands/judge.js');
     const { values } = parseArgs({
       args: rest,
       options: {
@@ -236,6 +237,7 @@ async function main(argv: string[]): Promise<number> {
     return bad > 0 ? 1 : 0;
   }
   if (command === 'sample-input') {
+    const { sampleInputLines } = await import('./commands/sample-input.js');
     const { values } = parseArgs({
       args: rest,
       options: { responses: { type: 'string' }, seed: { type: 'string' }, benchmark: { type: 'string', multiple: true } },
@@ -255,12 +257,15 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'agreement') {
+    const { agreementRows, renderAgreement } = await import('./commands/agreement.js');
     const { values } = parseArgs({ args: rest, options: { responses: { type: 'string' }, seed: { type: 'string' } }, strict: true });
     const rows = agreementRows(intFlag('--responses', values.responses, 100, 1), intFlag('--seed', values.seed, 1, 0));
     process.stdout.write(renderAgreement(rows));
     return 0;
   }
   if (command === 'conformance') {
+    const { SUPPORTED_HOSTS } = await import('../adapters/container.js');
+    const { conformanceReports, renderConformance } = await import('./commands/conformance.js');
     const { values } = parseArgs({ args: rest, options: { adapter: { type: 'string', multiple: true } }, strict: true });
     const hosts = (values.adapter ?? SUPPORTED_HOSTS).map((h) => {
       if (!(SUPPORTED_HOSTS as string[]).includes(h)) throw new GearError('usage', ['--adapter'], `must be one of ${SUPPORTED_HOSTS.join(', ')}, got "${h}"`);
@@ -271,6 +276,17 @@ async function main(argv: string[]): Promise<number> {
     return reports.some((r) => r.results.some((c) => c.failures.length > 0)) ? 1 : 0;
   }
   throw new GearError('usage', [command], `unknown command (run "gear --help")`);
+}
+
+/** What `score` and `judge` share: the host list, the aggregator names, the scalarizer flags. */
+async function hostCommandModules() {
+  const [{ SUPPORTED_HOSTS }, { AggregatorNameSchema }, { ON_JUDGE_FAILURE_VALUES }, { aggregationOptionsFromFlags }] = await Promise.all([
+    import('../adapters/container.js'),
+    import('../core/index.js'),
+    import('../adapters/judge-output/failure-policy.js'),
+    import('./options/aggregation-flags.js'),
+  ]);
+  return { SUPPORTED_HOSTS, AggregatorNameSchema, ON_JUDGE_FAILURE_VALUES, aggregationOptionsFromFlags };
 }
 
 async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T> {
