@@ -21,7 +21,7 @@ const COMMAND_HELP: Readonly<Record<string, string>> = {
       With --judge-url (same judge flags as gear judge) it also answers judge.score,
       judge.scoreBatch and judge.info.
 `,
-  'aggregate': `  gear aggregate [--input FILE] [--output FILE] [--format jsonl|table]
+  'aggregate': `  gear aggregate [--input FILE] [--output FILE] [--format jsonl|table] [--explain]
                  [--retention weak=0.6,strong=0.2,activation=0] [--gamma G]
                  [--normalize positive-sum|abs-sum] [--clip] [--multi-parent product|geometric-mean|arithmetic-mean|max]
                  [--shared-retention L]
@@ -29,14 +29,17 @@ const COMMAND_HELP: Readonly<Record<string, string>> = {
       "p_list": [...], "criteria_met_list": [...]} or {"rubric": {"criteria": [...], "edges": [...]},
       "scores": {"p": [...], "d": [...]}}; an optional "id" is copied to the output. Writes one JSON
       line per input line with the rewards flat, hard, gear and gear_exact and per-criterion scores.
-  gear aggregate --demo [--format jsonl|table]
-      The same on the bundled real HealthBench rubrics with simulated judge scores (table by default).
+      --explain adds "explain": the rubric graph (criteria with text, role, weight; each one's
+      parent edges), every aggregator's scores, and which parent cut how much under GEAR.
+  gear aggregate --demo [--format jsonl|table] [--explain]
+      The same on the bundled real HealthBench rubrics with simulated judge scores (table by default);
+      gear aggregate --demo --format jsonl --explain > demo.jsonl writes what gear report reads.
 `,
   'sample-input': `  gear sample-input [--responses N] [--seed S] [--benchmark healthbench|writingbench]
       Prints the demo's input lines, to pipe into gear aggregate or to copy the format from.
 `,
   'score': `  gear score --host ruscarl|merf|rar-explicit|gear|writingbench|plawbench --aggregator flat|hard|gear|gear-exact|auto
-             [--input FILE] [--with-requests] [--on-judge-failure pessimistic|official|error]
+             [--input FILE] [--with-requests] [--on-judge-failure pessimistic|official|error] [--explain]
              [same scalarizer options as aggregate]
       Each JSONL line: {"row": <host row, e.g. VERL extra_info>, "response": "...",
       "judge_outputs": ["<raw judge text>", ...]}. Writes the reward, the host's native reward, the
@@ -44,13 +47,14 @@ const COMMAND_HELP: Readonly<Record<string, string>> = {
       read status and effective score. An unread criterion counts against the response
       (pessimistic: not met, or for a negative criterion the penalty applied); official drops
       unread penalties as the official GEAR code does; error turns the line into an error line.
+      --explain adds the same "explain" block as gear aggregate (all four aggregators, the graph).
 `,
   'judge': `  gear judge --host ruscarl|merf|rar-explicit|gear|writingbench|plawbench --judge-url URL[,URL...]
              [--model M] [--api-key K] [--input rows.jsonl] [--output out.jsonl] [--cache FILE]
              [--concurrency N] [--max-concurrent-requests N] [--timeout SECONDS] [--deadline SECONDS]
              [--aggregator flat|hard|gear|gear-exact|auto] [--on-judge-failure pessimistic|official|error]
              [--structured-output] [--p-from verbalized|logprobs] [--seed S] [--temperature T]
-             [--max-tokens N] [--max-reasks N] [--rpm N] [--tpm N] [same scalarizer options as aggregate]
+             [--max-tokens N] [--max-reasks N] [--rpm N] [--tpm N] [--explain] [same scalarizer options as aggregate]
       Judges each JSONL line {"row": <host row>, "response": "..."} with the LLM at the
       OpenAI-compatible endpoints (vLLM, SGLang, llama.cpp server, hosted APIs) and scores it. Writes
       what gear score writes plus failed_criteria, the judge's stats and raw outputs (judge_outputs
@@ -174,6 +178,7 @@ async function main(argv: string[]): Promise<number> {
         input: { type: 'string' },
         'with-requests': { type: 'boolean' },
         'on-judge-failure': { type: 'string' },
+        explain: { type: 'boolean' },
         ...SCALARIZER_FLAGS,
       },
       strict: true,
@@ -194,6 +199,7 @@ async function main(argv: string[]): Promise<number> {
       options: aggregationOptionsFromFlags(values),
       input: values.input,
       withRequests: values['with-requests'] === true,
+      explain: values.explain === true,
       stdin: process.stdin,
       stdout: process.stdout,
       stderr: process.stderr,
@@ -212,6 +218,7 @@ async function main(argv: string[]): Promise<number> {
         input: { type: 'string' },
         output: { type: 'string' },
         concurrency: { type: 'string' },
+        explain: { type: 'boolean' },
         ...JUDGE_FLAGS,
         ...SCALARIZER_FLAGS,
       },
@@ -232,6 +239,7 @@ async function main(argv: string[]): Promise<number> {
       input: values.input,
       output: values.output,
       concurrency: intFlag('--concurrency', values.concurrency, 8, 1),
+      explain: values.explain === true,
       stdin: process.stdin,
       stdout: process.stdout,
       stderr: process.stderr,

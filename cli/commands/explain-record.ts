@@ -1,10 +1,13 @@
 import {
   compareAggregators,
+  compileRubric,
   effectiveRole,
   explainAggregation,
   isExactFeasible,
   type AggregationMethod,
+  type AggregationOptionsInput,
   type CompiledRubric,
+  type Rubric,
   type ScoreVector,
 } from '../../core/index.js';
 
@@ -54,4 +57,20 @@ export function explainRecord(compiled: CompiledRubric, scores: ScoreVector): Re
     rewards: Object.fromEntries(methods.map((m) => [keyOf(m), rewards[m]])),
     criteria,
   };
+}
+
+/**
+ * The `explain` block for a host row scored by an adapter (`gear score`, `gear judge`): the host's
+ * rubric compiled with the options its scalarizer uses, and the p and decisions the adapter
+ * scored (the failure policy applied).
+ */
+export function explainHostRecord(
+  format: { parseRow(row: unknown): unknown; toRubric(row: never): Rubric; readonly scalarOptions: AggregationOptionsInput },
+  row: unknown,
+  judgments: readonly { readonly p: number; readonly met: boolean }[],
+  options: AggregationOptionsInput,
+): Record<string, unknown> {
+  const rubric = format.toRubric(format.parseRow(row) as never);
+  const compiled = compileRubric(rubric, { ...options, ...format.scalarOptions });
+  return explainRecord(compiled, { p: judgments.map((j) => j.p), d: judgments.map((j) => j.met) });
 }
