@@ -65,6 +65,19 @@ const COMMAND_HELP: Readonly<Record<string, string>> = {
       unread criterion counts against the response (pessimistic). Also reads GEAR_JUDGE_URL,
       GEAR_JUDGE_MODEL, GEAR_JUDGE_API_KEY, GEAR_JUDGE_MAX_CONCURRENT, GEAR_JUDGE_TIMEOUT, GEAR_JUDGE_CACHE.
 `,
+  'report': `  gear report [--input FILE] [--graphs rows.jsonl] [--output report.html] [--format html|json]
+              [--views N] [--response ID]... [--title T]
+      Turns the output of gear aggregate, gear score or gear judge (JSONL; stdin by default) into
+      one self-contained HTML page: reward distributions per aggregator and per-response
+      differences, FCP leakage and preservation (overall, per relation, per rubric), the N
+      responses where GEAR and flat differ most drawn as rubric graphs with what each edge cut
+      (default 24; --response ID adds one), judge health (score/judge lines) and, with --graphs,
+      the statistics of graph-annotated rows (and their build summary). The FCP figures and the
+      drawings need lines written with --explain. --format json writes the same figures as JSON
+      (to stdout unless --output). Try:
+        gear aggregate --demo --format jsonl --explain > demo.jsonl
+        gear report --input demo.jsonl --output report.html
+`,
   'agreement': `  gear agreement [--responses N] [--seed S]
       The paper's exact-inference agreement table on the bundled rubrics.
 `,
@@ -245,6 +258,37 @@ async function main(argv: string[]): Promise<number> {
       stderr: process.stderr,
     });
     return bad > 0 ? 1 : 0;
+  }
+  if (command === 'report') {
+    const { runReport } = await import('./commands/report.js');
+    const { values } = parseArgs({
+      args: rest,
+      options: {
+        input: { type: 'string' },
+        graphs: { type: 'string' },
+        output: { type: 'string' },
+        format: { type: 'string' },
+        views: { type: 'string' },
+        response: { type: 'string', multiple: true },
+        title: { type: 'string' },
+      },
+      strict: true,
+    });
+    const format = values.format ?? 'html';
+    if (format !== 'html' && format !== 'json') throw new GearError('usage', ['--format'], `must be html or json, got "${format}"`);
+    await runReport({
+      input: values.input,
+      graphs: values.graphs,
+      output: values.output,
+      format,
+      views: intFlag('--views', values.views, 24, 0),
+      responseIds: values.response ?? [],
+      title: values.title,
+      stdin: process.stdin,
+      stdout: process.stdout,
+      stderr: process.stderr,
+    });
+    return 0;
   }
   if (command === 'sample-input') {
     const { sampleInputLines } = await import('./commands/sample-input.js');
