@@ -146,7 +146,7 @@ export class ReportBuilder {
     if (!wanted) {
       if (this.views === 0) return;
       if (this.top.length >= this.views) {
-        worst = this.top.reduce((w, c) => (better(c, w) ? w : c));
+        worst = this.top.reduce((w, c) => (better(c, w) ? c : w));
         if (!better(worst, key)) return;
       }
     }
