@@ -1,4 +1,5 @@
 import {
+  explainRecord,
   chooseAutoMethod,
   compileRubricRecord,
   computeReward,
@@ -11,7 +12,6 @@ import {
 import { LruCache } from '../io/compiled-cache.js';
 import { errorRecord } from '../io/error-record.js';
 import { scanObjectMembers, type KnownValue, type RawMember } from '../io/json-object-members.js';
-import { explainRecord } from './explain-record.js';
 import { scoreRecord } from './score-record.js';
 
 export interface LineScorer {

@@ -7,7 +7,7 @@ import { JudgeRuntime, type JudgeRuntimeConfig } from '../../judge/judge-runtime
 import type { JudgeResult } from '../../judge/pipeline/judge-response.js';
 import { readLines } from '../io/jsonl-lines.js';
 import { errorRecord } from '../io/error-record.js';
-import { explainHostRecord } from './explain-record.js';
+import { explainHostRecord } from './explain-host-record.js';
 import { JudgeProgress } from '../io/judge-progress.js';
 
 export interface JudgeArgs {

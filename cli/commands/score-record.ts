@@ -1,4 +1,5 @@
 import {
+  explainRecord,
   GearError,
   compareAggregators,
   compileRubricRecord,
@@ -12,7 +13,6 @@ import {
   type ScoreVector,
 } from '../../core/index.js';
 import { LruCache } from '../io/compiled-cache.js';
-import { explainRecord } from './explain-record.js';
 
 export const COMPARED: readonly AggregationMethod[] = ['flat', 'hard', 'gear', 'gear-exact'];
 

@@ -7,7 +7,7 @@ import type { OnJudgeFailure } from '../../adapters/judge-output/failure-policy.
 import { readLines } from '../io/jsonl-lines.js';
 import { Progress } from '../io/progress.js';
 import { errorRecord } from '../io/error-record.js';
-import { explainHostRecord } from './explain-record.js';
+import { explainHostRecord } from './explain-host-record.js';
 
 export interface ScoreArgs {
   readonly host: SupportedHost;
