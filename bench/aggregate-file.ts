@@ -18,6 +18,8 @@ export interface AggregateFileTiming {
   readonly maxRewardDiff?: number;
   /** Median wall time of another build's `gear aggregate` (GEAR_AGGREGATE_BASELINE), ms. */
   readonly baselineMs?: number;
+  /** Median CPU time (user + system) of each, ms, where /proc tells it (robust on a shared machine). */
+  readonly cpuMs?: { readonly gear: number; readonly official?: number; readonly baseline?: number };
 }
 
 const RESPONSES_PER_RUBRIC = 512;
@@ -37,12 +39,31 @@ function writeWorkload(path: string): number {
   return lines.length;
 }
 
-function wallMs(command: string, args: string[]): number {
+/** CPU time of this process's waited-for children (Linux /proc: cutime + cstime), ms; undefined elsewhere. */
+function childrenCpuMs(): number | undefined {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // After the command name: state is field 3, cutime and cstime are fields 16 and 17 (clock ticks, 100 per second on Linux).
+    return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+interface Run {
+  readonly wallMs: number;
+  readonly cpuMs: number | undefined;
+}
+
+function timed(command: string, args: string[]): Run {
+  const cpu0 = childrenCpuMs();
   const start = process.hrtime.bigint();
   const run = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  const wallMs = Number(process.hrtime.bigint() - start) / 1e6;
+  const cpu1 = childrenCpuMs();
   if (run.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${run.stderr}`);
-  return ms;
+  return { wallMs, cpuMs: cpu0 === undefined || cpu1 === undefined ? undefined : cpu1 - cpu0 };
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
@@ -86,28 +107,40 @@ export function timeAggregateFile(gearPy: string | undefined, baselineCli?: stri
     const script = fileURLToPath(new URL('../../bench/official_aggregate_file.py', import.meta.url));
     const gearOut = join(dir, 'gear.jsonl');
     const officialOut = join(dir, 'official.jsonl');
-    const gear = (): number => wallMs(process.execPath, [cli, 'aggregate', '--input', input, '--output', gearOut]);
-    const official = (): number => wallMs('python3', [script, gearPy as string, input, officialOut]);
-    const baseline = (): number => wallMs(process.execPath, [baselineCli as string, 'aggregate', '--input', input, '--output', join(dir, 'baseline.jsonl')]);
+    const gear = (): Run => timed(process.execPath, [cli, 'aggregate', '--input', input, '--output', gearOut]);
+    const official = (): Run => timed('python3', [script, gearPy as string, input, officialOut]);
+    const baseline = (): Run => timed(process.execPath, [baselineCli as string, 'aggregate', '--input', input, '--output', join(dir, 'baseline.jsonl')]);
     // One unmeasured run each: the file in the page cache, the interpreters' files too.
     gear();
     if (gearPy !== undefined) official();
     if (baselineCli !== undefined) baseline();
-    const gearMs: number[] = [];
-    const officialMs: number[] = [];
-    const baselineMs: number[] = [];
+    const gearRuns: Run[] = [];
+    const officialRuns: Run[] = [];
+    const baselineRuns: Run[] = [];
     for (let r = 0; r < runs; r++) {
-      gearMs.push(gear());
-      if (gearPy !== undefined) officialMs.push(official());
-      if (baselineCli !== undefined) baselineMs.push(baseline());
+      gearRuns.push(gear());
+      if (gearPy !== undefined) officialRuns.push(official());
+      if (baselineCli !== undefined) baselineRuns.push(baseline());
     }
+    const wall = (rs: Run[]): number => median(rs.map((r) => r.wallMs));
+    const cpu = (rs: Run[]): number | undefined => (rs.some((r) => r.cpuMs === undefined) ? undefined : median(rs.map((r) => r.cpuMs as number)));
+    const gearCpu = cpu(gearRuns);
     return {
       lines,
       megabytes,
       runs,
-      gearMs: median(gearMs),
-      ...(gearPy !== undefined ? { officialMs: median(officialMs), maxRewardDiff: maxRewardDiff(gearOut, officialOut) } : {}),
-      ...(baselineCli !== undefined ? { baselineMs: median(baselineMs) } : {}),
+      gearMs: wall(gearRuns),
+      ...(gearPy !== undefined ? { officialMs: wall(officialRuns), maxRewardDiff: maxRewardDiff(gearOut, officialOut) } : {}),
+      ...(baselineCli !== undefined ? { baselineMs: wall(baselineRuns) } : {}),
+      ...(gearCpu !== undefined
+        ? {
+            cpuMs: {
+              gear: gearCpu,
+              ...(gearPy !== undefined ? { official: cpu(officialRuns) as number } : {}),
+              ...(baselineCli !== undefined ? { baseline: cpu(baselineRuns) as number } : {}),
+            },
+          }
+        : {}),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

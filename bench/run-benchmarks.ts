@@ -92,18 +92,20 @@ function aggregateFileSection(gearPy: string | undefined, log: (s?: string) => v
   const baselineCli = process.env['GEAR_AGGREGATE_BASELINE'];
   const t = timeAggregateFile(gearPy, baselineCli);
   log(`gear aggregate --input F --output O, ${t.lines} real HealthBench responses (${t.megabytes.toFixed(1)} MB), four aggregators + per-criterion output, median of ${t.runs} process runs:`);
-  log(`  gear aggregate:                         ${(t.gearMs / 1000).toFixed(3)} s (${Math.round(t.lines / (t.gearMs / 1000)).toLocaleString('en-US')} lines/s)`);
+  const cpu = (ms: number | undefined): string => (ms === undefined ? '' : `, CPU ${(ms / 1000).toFixed(2)} s`);
+  log(`  gear aggregate:                         ${(t.gearMs / 1000).toFixed(3)} s wall${cpu(t.cpuMs?.gear)} (${Math.round(t.lines / (t.gearMs / 1000)).toLocaleString('en-US')} lines/s)`);
   if (t.baselineMs !== undefined) {
     const vs = t.officialMs !== undefined ? `, ratio to official ${(t.baselineMs / t.officialMs).toFixed(2)}` : '';
-    log(`  baseline build (GEAR_AGGREGATE_BASELINE): ${(t.baselineMs / 1000).toFixed(3)} s${vs}`);
+    log(`  baseline build (GEAR_AGGREGATE_BASELINE): ${(t.baselineMs / 1000).toFixed(3)} s wall${cpu(t.cpuMs?.baseline)}${vs}`);
   }
   if (t.officialMs === undefined) {
     log('  official Python: set GEAR_OFFICIAL_PY=/path/to/GEAR/verl/utils/reward_score/gear.py to time it on the same file');
     return;
   }
-  log(`  official aggregate_gear_reward (Python): ${(t.officialMs / 1000).toFixed(3)} s (one GEAR aggregator, flat and hard)`);
+  log(`  official aggregate_gear_reward (Python): ${(t.officialMs / 1000).toFixed(3)} s wall${cpu(t.cpuMs?.official)} (one GEAR aggregator, flat and hard)`);
   const ratio = t.gearMs / t.officialMs;
   log(`  ratio gear / official = ${ratio.toFixed(2)} (target <= 0.4: ${ratio <= 0.4 ? 'met' : 'NOT met'}); largest reward difference ${t.maxRewardDiff?.toExponential(1)}`);
+  if (t.cpuMs?.official !== undefined) log(`  CPU-time ratio gear / official = ${(t.cpuMs.gear / t.cpuMs.official).toFixed(2)} (steadier than wall time when the machine is shared)`);
 }
 
 async function main(): Promise<void> {
