@@ -72,7 +72,13 @@ export async function runReport(args: ReportArgs): Promise<string> {
   const text = args.format === 'json' ? `${JSON.stringify(model, null, 1)}\n` : await renderReportHtml(model, args.title ?? `gear report${args.input === undefined ? '' : `: ${basename(args.input)}`}`);
   const output = args.output ?? (args.format === 'json' ? undefined : 'report.html');
   if (output === undefined || output === '-') {
-    await new Promise<void>((resolve, reject) => args.stdout.write(text, (error) => (error ? reject(error) : resolve())));
+    // A reader that stops early (`| head`) is not an error.
+    await new Promise<void>((resolve, reject) => {
+      const onError = (error: NodeJS.ErrnoException): void => (error.code === 'EPIPE' ? resolve() : reject(error));
+      // Left attached: the stream reports EPIPE after the write's callback.
+      args.stdout.once('error', onError);
+      args.stdout.write(text, () => resolve());
+    });
     return '-';
   }
   writeFileSync(output, text);

@@ -3,10 +3,12 @@ export function esc(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** A number as the page shows it: integers whole, others to 4 decimals; null as a dash. */
+/** A number as the page shows it: integers whole, others to 4 decimals (tiny ones in exponent form); null as a dash. */
 export function shown(value: number | null | undefined, digits = 4): string {
   if (value === null || value === undefined) return '–';
   if (value === 0) return '0';
+  // Tiny differences (gear_exact - gear) would read as -0.0000.
+  if (Math.abs(value) < 10 ** -digits) return value.toExponential(1);
   if (Number.isInteger(value)) return value.toLocaleString('en-US').replaceAll(',', '\u2009');
   return value.toFixed(digits);
 }
