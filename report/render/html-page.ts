@@ -6,6 +6,8 @@ import { PAGE_SCRIPT, PAGE_STYLE } from './page-assets.js';
 import { renderSvg } from './vega-svg.js';
 
 const STATS = ['n', 'mean', 'sd', 'min', 'q25', 'median', 'q75', 'max'] as const;
+/** Rows of the per-rubric table on the page (the JSON has every rubric). */
+const MAX_RUBRIC_ROWS = 200;
 
 const swatch = (color: string): string => `<span class="swatch" style="background:${color}"></span>`;
 
@@ -18,6 +20,9 @@ function distributionTable(rows: readonly [string, string, Distribution, string]
 }
 
 function rewardsSection(model: ReportModel, charts: { rewards: string; differences: string | undefined }): string {
+  if (model.aggregators.length === 0 && model.rewards.native === null) {
+    return `<section id="rewards"><h2>Rewards</h2><p class="note">No scored line in the input.</p></section>`;
+  }
   const rows: [string, string, Distribution, string][] = model.aggregators.map((a) => [a, `rewards.by_aggregator.${a}`, model.rewards.by_aggregator[a] as Distribution, AGGREGATOR_COLOR[a]]);
   if (model.rewards.native !== null) rows.push(['native (host)', 'rewards.native', model.rewards.native, AGGREGATOR_COLOR.native]);
   const differences = Object.entries(model.rewards.differences).map(([name, d]): [string, string, Distribution, string] => [
@@ -59,6 +64,7 @@ function fcpSection(model: ReportModel, chart: string | undefined): string {
   const aggs = model.aggregators.filter((a) => fcp.overall.by_aggregator[a] !== undefined);
   const rows = [fcpRow('all edges', 'fcp.overall', fcp.overall, aggs), ...RELATIONS.map((r) => fcpRow(r, `fcp.by_relation.${r}`, fcp.by_relation[r], aggs))].join('');
   const rubricRows = fcp.by_rubric
+    .slice(0, MAX_RUBRIC_ROWS)
     .map((r, k) => {
       const path = `fcp.by_rubric.${k}`;
       return (
@@ -78,6 +84,7 @@ function fcpSection(model: ReportModel, chart: string | undefined): string {
 <h3>Per rubric</h3>
 <div class="scroll"><table class="figures"><tr><th rowspan="2">rubric</th><th rowspan="2">K</th><th rowspan="2">edges</th><th rowspan="2">responses</th><th colspan="${n}">mean reward</th><th colspan="${n}">L_FCP</th><th colspan="${n}">P</th></tr>
 <tr>${[...aggs, ...aggs, ...aggs].map((a) => `<th>${swatch(AGGREGATOR_COLOR[a])}${a}</th>`).join('')}</tr>${rubricRows}</table></div>
+${fcp.by_rubric.length > MAX_RUBRIC_ROWS ? `<p>The first ${MAX_RUBRIC_ROWS} of ${fcp.by_rubric.length} rubrics; all are in <code>gear report --format json</code>.</p>` : ''}
 </section>`;
 }
 
