@@ -1,6 +1,8 @@
 import {
-  explainRecord,
+  RELATION_BY_CODE,
   chooseAutoMethod,
+  effectiveRole,
+  explainAggregation,
   compileRubricRecord,
   computeReward,
   effectiveScores,
@@ -8,6 +10,7 @@ import {
   scoresOfRecord,
   type AggregationOptions,
   type CompiledRubric,
+  type ScoreVector,
 } from '../../core/index.js';
 import { LruCache } from '../io/compiled-cache.js';
 import { errorRecord } from '../io/error-record.js';
@@ -30,6 +33,12 @@ interface RubricEntry {
   readonly criterionHeads: readonly string[];
   /** `],"graph":{...}` */
   readonly tail: string;
+  /** For --explain: `,"explain":{"method":"gear","denominator":D,"rewards":{"flat":` */
+  readonly explainHead: string;
+  /** `{"id":"r1","text":"...","role":"foundation","weight":5,"p":` per criterion (leading comma after the first). */
+  readonly explainCriteria: readonly string[];
+  /** `{"parent":"r1","relation":"weak","retention":0.6,"parent_q":` per parent edge of each criterion. */
+  readonly explainParents: readonly (readonly string[])[];
 }
 
 /** The members the output depends on (any other member is only checked to be valid JSON). */
@@ -43,12 +52,49 @@ class Unsupported extends Error {}
 const num = (x: number): string => (Number.isFinite(x) ? String(x) : 'null');
 
 function entryOf(compiled: CompiledRubric): RubricEntry {
+  const { ids, parentStart, parentIndex, edgeRelation, edgeRetention } = compiled;
   return {
     compiled,
     head: `,"auto_method":${JSON.stringify(chooseAutoMethod(compiled))},"criteria":[`,
-    criterionHeads: compiled.ids.map((id, i) => `${i === 0 ? '' : ','}{"id":${JSON.stringify(id)},"p":`),
+    criterionHeads: ids.map((id, i) => `${i === 0 ? '' : ','}{"id":${JSON.stringify(id)},"p":`),
     tail: `],"graph":${JSON.stringify({ edges_kept: compiled.report.edgesKept, dropped_edges: compiled.report.droppedEdges })}`,
+    // The static parts of explainRecord's JSON, in its key order (the property test holds them to it).
+    explainHead: `,"explain":{"method":"gear","denominator":${num(compiled.denominator)},"rewards":{"flat":`,
+    explainCriteria: compiled.rubric.criteria.map(
+      (c, i) => `${i === 0 ? '' : ','}{"id":${JSON.stringify(ids[i])},"text":${JSON.stringify(c.text)},"role":${JSON.stringify(effectiveRole(c))},"weight":${num(compiled.weight[i] as number)},"p":`,
+    ),
+    explainParents: ids.map((_, i) => {
+      const heads: string[] = [];
+      for (let e = parentStart[i] as number; e < (parentStart[i + 1] as number); e++) {
+        const relation = RELATION_BY_CODE[edgeRelation[e] as number] as string;
+        heads.push(`${heads.length === 0 ? '' : ','}{"parent":${JSON.stringify(ids[parentIndex[e] as number])},"relation":"${relation}","retention":${num(edgeRetention[e] as number)},"parent_q":`);
+      }
+      return heads;
+    }),
   };
+}
+
+/**
+ * explainRecord's JSON for a line the fast path scored (all four aggregators feasible), from the
+ * rubric's fragments and the strings of the line's own numbers: JSON.stringify(explainRecord(...))
+ * byte for byte, without building the object or re-serializing the criterion texts.
+ */
+function explainJson(entry: RubricEntry, scores: ScoreVector, rewards: readonly string[], numbers: readonly (readonly string[])[]): string {
+  const explanation = explainAggregation(entry.compiled, 'gear', scores);
+  const [ps, hs, gs, es] = numbers as [string[], string[], string[], string[]];
+  let out = `${entry.explainHead}${rewards[0] as string},"hard":${rewards[1] as string},"gear":${rewards[2] as string},"gear_exact":${rewards[3] as string}},"criteria":[`;
+  explanation.criteria.forEach((c, i) => {
+    const met = scores.d === undefined ? c.p >= 0.5 : scores.d[i] === true;
+    out +=
+      `${entry.explainCriteria[i] as string}${ps[i] as string},"met":${met},"q":{"flat":${ps[i] as string},"hard":${hs[i] as string},"gear":${gs[i] as string},"gear_exact":${es[i] as string}}` +
+      `,"suppressed":${num(c.suppressed)},"reward_term":${num(c.rewardTerm)},"flat_reward_term":${num(c.flatRewardTerm)},"parents":[`;
+    const heads = entry.explainParents[i] as readonly string[];
+    c.parents.forEach((e, k) => {
+      out += `${heads[k] as string}${num(e.parentQ)},"factor":${num(e.factor)},"suppressed":${num(e.suppressed)}}`;
+    });
+    out += ']}';
+  });
+  return `${out}]}`;
 }
 
 /**
@@ -142,12 +188,11 @@ export function createLineScorer(options: AggregationOptions, explain = false): 
     effectiveScores(compiled, 'gear', scores, gear);
     effectiveScores(compiled, 'gear-exact', scores, exact);
     const p = scores.p;
+    const rewards = [num(computeReward(compiled, p)), num(computeReward(compiled, hard)), num(computeReward(compiled, gear)), num(computeReward(compiled, exact))];
     let out = `{"line":${number}`;
     if (fields['id'] !== undefined) out += `,"id":${JSON.stringify(fields['id'])}`;
-    out +=
-      `,"flat":${num(computeReward(compiled, p))},"hard":${num(computeReward(compiled, hard))}` +
-      `,"gear":${num(computeReward(compiled, gear))},"gear_exact":${num(computeReward(compiled, exact))}` +
-      entry.head;
+    out += `,"flat":${rewards[0] as string},"hard":${rewards[1] as string},"gear":${rewards[2] as string},"gear_exact":${rewards[3] as string}${entry.head}`;
+    const numbers: string[][] = [[], [], [], []];
     for (let i = 0; i < size; i++) {
       const pi = p[i] as number;
       const ps = num(pi);
@@ -155,13 +200,19 @@ export function createLineScorer(options: AggregationOptions, explain = false): 
       const g = gear[i] as number;
       const e = exact[i] as number;
       // Most criteria have no parent (q = p under every aggregator): one conversion serves all.
+      const hs = h === pi ? ps : num(h);
       const gs = g === pi ? ps : num(g);
-      out +=
-        `${entry.criterionHeads[i] as string}${ps},"flat":${ps},"hard":${h === pi ? ps : num(h)}` +
-        `,"gear":${gs},"gear_exact":${e === g ? gs : num(e)}}`;
+      const es = e === g ? gs : num(e);
+      out += `${entry.criterionHeads[i] as string}${ps},"flat":${ps},"hard":${hs},"gear":${gs},"gear_exact":${es}}`;
+      if (explain) {
+        numbers[0]?.push(ps);
+        numbers[1]?.push(hs);
+        numbers[2]?.push(gs);
+        numbers[3]?.push(es);
+      }
     }
     out += entry.tail;
-    if (explain) out += `,"explain":${JSON.stringify(explainRecord(compiled, scores))}`;
+    if (explain) out += explainJson(entry, scores, rewards, numbers);
     return `${out}}`;
   };
 
