@@ -21,6 +21,7 @@ import { measureNsPerOp } from './measure.js';
 import { timeGrpoStepOverBridge } from './grpo-step-bridge.js';
 import { benchJudgeRouting, grpoStepJudgeRequests } from './judge-routing.js';
 import { benchJudgeClientOverhead } from './judge-client-overhead.js';
+import { timeAggregateFile } from './aggregate-file.js';
 
 interface Case {
   readonly compiled: CompiledRubric;
@@ -88,8 +89,34 @@ function officialPythonUs(gearPy: string, cases: readonly Case[]): number | unde
   return Number(run.stdout.trim());
 }
 
+/** `gear aggregate` on a file against the official Python aggregator on the same file (issue 13). */
+function aggregateFileSection(gearPy: string | undefined, log: (s?: string) => void): void {
+  const baselineCli = process.env['GEAR_AGGREGATE_BASELINE'];
+  const t = timeAggregateFile(gearPy, baselineCli);
+  log(`gear aggregate --input F --output O, ${t.lines} real HealthBench responses (${t.megabytes.toFixed(1)} MB), four aggregators + per-criterion output, median of ${t.runs} process runs:`);
+  const cpu = (ms: number | undefined): string => (ms === undefined ? '' : `, CPU ${(ms / 1000).toFixed(2)} s`);
+  log(`  gear aggregate:                         ${(t.gearMs / 1000).toFixed(3)} s wall${cpu(t.cpuMs?.gear)} (${Math.round(t.lines / (t.gearMs / 1000)).toLocaleString('en-US')} lines/s)`);
+  if (t.baselineMs !== undefined) {
+    const vs = t.officialMs !== undefined ? `, ratio to official ${(t.baselineMs / t.officialMs).toFixed(2)}` : '';
+    log(`  baseline build (GEAR_AGGREGATE_BASELINE): ${(t.baselineMs / 1000).toFixed(3)} s wall${cpu(t.cpuMs?.baseline)}${vs}`);
+  }
+  if (t.officialMs === undefined) {
+    log('  official Python: set GEAR_OFFICIAL_PY=/path/to/GEAR/verl/utils/reward_score/gear.py to time it on the same file');
+    return;
+  }
+  log(`  official aggregate_gear_reward (Python): ${(t.officialMs / 1000).toFixed(3)} s wall${cpu(t.cpuMs?.official)} (one GEAR aggregator, flat and hard)`);
+  const ratio = t.gearMs / t.officialMs;
+  log(`  ratio gear / official = ${ratio.toFixed(2)} (target <= 0.4: ${ratio <= 0.4 ? 'met' : 'NOT met'}); largest reward difference ${t.maxRewardDiff?.toExponential(1)}`);
+  if (t.cpuMs?.official !== undefined) log(`  CPU-time ratio gear / official = ${(t.cpuMs.gear / t.cpuMs.official).toFixed(2)} (steadier than wall time when the machine is shared)`);
+}
+
 async function main(): Promise<void> {
   const gearPy = process.env['GEAR_OFFICIAL_PY'];
+  // `npm run bench -- aggregate-file` runs only that section.
+  if (process.argv[2] === 'aggregate-file') {
+    aggregateFileSection(gearPy, (s = '') => console.log(s));
+    return;
+  }
   const bundled = loadBundledRubrics(['healthbench']).filter((b) => b.key.includes('oss_eval'));
   const annotated = bundled.map((b) => readOfficialRewardModel(b.rewardModel).rubric);
   const prng = createPrng(11);
@@ -105,6 +132,8 @@ async function main(): Promise<void> {
     console.log(s);
   };
   log(`gear benchmark: node ${process.version}, ${RESPONSES} simulated responses per rubric, median of 9 samples`);
+  log();
+  aggregateFileSection(gearPy, log);
   log();
   const head = `${'case set'.padEnd(54)}${'cases'.padStart(6)}${'flat ns'.padStart(9)}${'gear ns'.padStart(9)}${'exact ns'.padStart(10)}${'gear/flat'.padStart(10)}${'compile us'.padStart(11)}`;
   log(head);

@@ -1,23 +1,13 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { GearError } from '../core/index.js';
-import { runAggregate } from './commands/aggregate.js';
-import { aggregationOptionsFromFlags } from './options/aggregation-flags.js';
-import { sampleInputLines } from './commands/sample-input.js';
-import { agreementRows, renderAgreement } from './commands/agreement.js';
-import { runScore } from './commands/score.js';
-import { conformanceReports, renderConformance } from './commands/conformance.js';
-import { runServe } from './commands/serve.js';
-import { runJudge } from './commands/judge.js';
-import { sampleRowLines } from './commands/sample-rows.js';
-import { JUDGE_FLAGS, judgeConfigFromFlags } from './options/judge-flags.js';
-import { SERVE_FLAGS_USAGE, SERVE_FLAG_OPTIONS } from '../python-bridge/service/index.js';
-import { GRAPH_USAGE, runGraph } from './commands/graph.js';
-import { SUPPORTED_HOSTS, type SupportedHost } from '../adapters/container.js';
-import { ON_JUDGE_FAILURE_VALUES, type OnJudgeFailure } from '../adapters/judge-output/failure-policy.js';
-import { AggregatorNameSchema } from '../core/index.js';
+import { GearError } from '../core/errors.js';
+import type { SupportedHost } from '../adapters/container.js';
+import type { OnJudgeFailure } from '../adapters/judge-output/failure-policy.js';
+import { SERVE_FLAGS_USAGE, SERVE_FLAG_OPTIONS } from '../python-bridge/service/serve-flags.js';
 
+// Commands load their modules when they run: `gear aggregate` starts without the judge, the
+// service and the adapters (start-up is a large part of scoring a file).
 const HEADER = 'gear: dependency-aware aggregation of rubric rewards (GEAR)\n';
 
 /** Each command's usage, shown by `gear CMD --help` and, all together, by `gear --help`. */
@@ -32,7 +22,7 @@ const COMMAND_HELP: Readonly<Record<string, string>> = {
       SIGTERM/SIGINT drain and exit 0. With --judge-url (or GEAR_JUDGE_URL) it also answers
       judge.score, judge.scoreBatch and judge.info.
 `,
-  'aggregate': `  gear aggregate [--input FILE] [--output FILE] [--format jsonl|table]
+  'aggregate': `  gear aggregate [--input FILE] [--output FILE] [--format jsonl|table] [--explain]
                  [--retention weak=0.6,strong=0.2,activation=0] [--gamma G]
                  [--normalize positive-sum|abs-sum] [--clip] [--multi-parent product|geometric-mean|arithmetic-mean|max]
                  [--shared-retention L]
@@ -40,14 +30,17 @@ const COMMAND_HELP: Readonly<Record<string, string>> = {
       "p_list": [...], "criteria_met_list": [...]} or {"rubric": {"criteria": [...], "edges": [...]},
       "scores": {"p": [...], "d": [...]}}; an optional "id" is copied to the output. Writes one JSON
       line per input line with the rewards flat, hard, gear and gear_exact and per-criterion scores.
-  gear aggregate --demo [--format jsonl|table]
-      The same on the bundled real HealthBench rubrics with simulated judge scores (table by default).
+      --explain adds "explain": the rubric graph (criteria with text, role, weight; each one's
+      parent edges), every aggregator's scores, and which parent cut how much under GEAR.
+  gear aggregate --demo [--format jsonl|table] [--explain]
+      The same on the bundled real HealthBench rubrics with simulated judge scores (table by default);
+      gear aggregate --demo --format jsonl --explain > demo.jsonl writes what gear report reads.
 `,
   'sample-input': `  gear sample-input [--responses N] [--seed S] [--benchmark healthbench|writingbench]
       Prints the demo's input lines, to pipe into gear aggregate or to copy the format from.
 `,
   'score': `  gear score --host ruscarl|merf|rar-explicit|gear|writingbench|plawbench --aggregator flat|hard|gear|gear-exact|auto
-             [--input FILE] [--with-requests] [--on-judge-failure pessimistic|official|error]
+             [--input FILE] [--with-requests] [--on-judge-failure pessimistic|official|error] [--explain]
              [same scalarizer options as aggregate]
       Each JSONL line: {"row": <host row, e.g. VERL extra_info>, "response": "...",
       "judge_outputs": ["<raw judge text>", ...]}. Writes the reward, the host's native reward, the
@@ -55,13 +48,14 @@ const COMMAND_HELP: Readonly<Record<string, string>> = {
       read status and effective score. An unread criterion counts against the response
       (pessimistic: not met, or for a negative criterion the penalty applied); official drops
       unread penalties as the official GEAR code does; error turns the line into an error line.
+      --explain adds the same "explain" block as gear aggregate (all four aggregators, the graph).
 `,
   'judge': `  gear judge --host ruscarl|merf|rar-explicit|gear|writingbench|plawbench --judge-url URL[,URL...]
              [--model M] [--api-key K] [--input rows.jsonl] [--output out.jsonl] [--cache FILE]
              [--concurrency N] [--max-concurrent-requests N] [--timeout SECONDS] [--deadline SECONDS]
              [--aggregator flat|hard|gear|gear-exact|auto] [--on-judge-failure pessimistic|official|error]
              [--structured-output] [--p-from verbalized|logprobs] [--seed S] [--temperature T]
-             [--max-tokens N] [--max-reasks N] [--rpm N] [--tpm N] [same scalarizer options as aggregate]
+             [--max-tokens N] [--max-reasks N] [--rpm N] [--tpm N] [--explain] [same scalarizer options as aggregate]
       Judges each JSONL line {"row": <host row>, "response": "..."} with the LLM at the
       OpenAI-compatible endpoints (vLLM, SGLang, llama.cpp server, hosted APIs) and scores it. Writes
       what gear score writes plus failed_criteria, the judge's stats and raw outputs (judge_outputs
@@ -78,7 +72,24 @@ const COMMAND_HELP: Readonly<Record<string, string>> = {
       data set (the physicians' ideal completion, then the reference completions). Defaults: gear,
       all rows, 2 responses each.
 `,
-  'graph': GRAPH_USAGE,
+  'graph': `  gear graph build|stats|check|compare ...
+      Rubric dependency graphs from an LLM (gear graph build), their statistics, a validation
+      report, and a comparison with reference graphs. gear graph --help and gear graph SUBCOMMAND
+      --help say more.
+`,
+  'report': `  gear report [--input FILE] [--graphs rows.jsonl] [--output report.html] [--format html|json]
+              [--views N] [--response ID]... [--title T]
+      Turns the output of gear aggregate, gear score or gear judge (JSONL; stdin by default) into
+      one self-contained HTML page: reward distributions per aggregator and per-response
+      differences, FCP leakage and preservation (overall, per relation, per rubric), the N
+      responses where GEAR and flat differ most drawn as rubric graphs with what each edge cut
+      (default 24; --response ID adds one), judge health (score/judge lines) and, with --graphs,
+      the statistics of graph-annotated rows (and their build summary). The FCP figures and the
+      drawings need lines written with --explain. --format json writes the same figures as JSON
+      (to stdout unless --output). Try:
+        gear aggregate --demo --format jsonl --explain > demo.jsonl
+        gear report --input demo.jsonl --output report.html
+`,
   'agreement': `  gear agreement [--responses N] [--seed S]
       The paper's exact-inference agreement table on the bundled rubrics.
 `,
@@ -120,7 +131,10 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return command === undefined ? 2 : 0;
   }
-  if (command === 'graph') return runGraph(rest, { env: process.env, stdout: process.stdout, stderr: process.stderr });
+  if (command === 'graph') {
+    const { runGraph } = await import('./commands/graph.js');
+    return runGraph(rest, { env: process.env, stdout: process.stdout, stderr: process.stderr });
+  }
   if (rest.includes('--help') || rest.includes('-h')) {
     const help = COMMAND_HELP[command];
     if (help === undefined) throw new GearError('usage', [command], 'unknown command (run "gear --help")');
@@ -132,6 +146,8 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'serve') {
+    const { JUDGE_FLAGS } = await import('./options/judge-flags.js');
+    const { runServe } = await import('./commands/serve.js');
     const { values } = parseArgs({
       args: rest,
       options: { ...SERVE_FLAG_OPTIONS, ...JUDGE_FLAGS },
@@ -140,6 +156,8 @@ async function main(argv: string[]): Promise<number> {
     return runServe(values, { env: process.env, stdout: process.stdout, stderr: process.stderr, version: version() });
   }
   if (command === 'aggregate') {
+    const { runAggregate } = await import('./commands/aggregate.js');
+    const { aggregationOptionsFromFlags } = await import('./options/aggregation-flags.js');
     const { values } = parseArgs({
       args: rest,
       options: {
@@ -147,6 +165,7 @@ async function main(argv: string[]): Promise<number> {
         output: { type: 'string' },
         format: { type: 'string' },
         demo: { type: 'boolean' },
+        explain: { type: 'boolean' },
         ...SCALARIZER_FLAGS,
       },
       strict: true,
@@ -159,8 +178,9 @@ async function main(argv: string[]): Promise<number> {
       input: values.input,
       output: values.output,
       format,
+      explain: values.explain === true,
       options: aggregationOptionsFromFlags(values),
-      lines: values.demo === true ? toAsync(sampleInputLines({ responsesPerRubric: 8, seed: 1, benchmarks: ['healthbench'] })) : undefined,
+      lines: values.demo === true ? toAsync((await import('./commands/sample-input.js')).sampleInputLines({ responsesPerRubric: 8, seed: 1, benchmarks: ['healthbench'] })) : undefined,
       stdin: process.stdin,
       stdout: process.stdout,
       stderr: process.stderr,
@@ -168,6 +188,8 @@ async function main(argv: string[]): Promise<number> {
     return bad > 0 ? 1 : 0;
   }
   if (command === 'score') {
+    const { SUPPORTED_HOSTS, AggregatorNameSchema, ON_JUDGE_FAILURE_VALUES, aggregationOptionsFromFlags } = await hostCommandModules();
+    const { runScore } = await import('./commands/score.js');
     const { values } = parseArgs({
       args: rest,
       options: {
@@ -176,6 +198,7 @@ async function main(argv: string[]): Promise<number> {
         input: { type: 'string' },
         'with-requests': { type: 'boolean' },
         'on-judge-failure': { type: 'string' },
+        explain: { type: 'boolean' },
         ...SCALARIZER_FLAGS,
       },
       strict: true,
@@ -196,6 +219,7 @@ async function main(argv: string[]): Promise<number> {
       options: aggregationOptionsFromFlags(values),
       input: values.input,
       withRequests: values['with-requests'] === true,
+      explain: values.explain === true,
       stdin: process.stdin,
       stdout: process.stdout,
       stderr: process.stderr,
@@ -203,6 +227,9 @@ async function main(argv: string[]): Promise<number> {
     return bad > 0 ? 1 : 0;
   }
   if (command === 'judge') {
+    const { SUPPORTED_HOSTS, AggregatorNameSchema, aggregationOptionsFromFlags } = await hostCommandModules();
+    const { JUDGE_FLAGS, judgeConfigFromFlags } = await import('./options/judge-flags.js');
+    const { runJudge } = await import('./commands/judge.js');
     const { values } = parseArgs({
       args: rest,
       options: {
@@ -211,6 +238,7 @@ async function main(argv: string[]): Promise<number> {
         input: { type: 'string' },
         output: { type: 'string' },
         concurrency: { type: 'string' },
+        explain: { type: 'boolean' },
         ...JUDGE_FLAGS,
         ...SCALARIZER_FLAGS,
       },
@@ -231,13 +259,46 @@ async function main(argv: string[]): Promise<number> {
       input: values.input,
       output: values.output,
       concurrency: intFlag('--concurrency', values.concurrency, 8, 1),
+      explain: values.explain === true,
       stdin: process.stdin,
       stdout: process.stdout,
       stderr: process.stderr,
     });
     return bad > 0 ? 1 : 0;
   }
+  if (command === 'report') {
+    const { runReport } = await import('./commands/report.js');
+    const { values } = parseArgs({
+      args: rest,
+      options: {
+        input: { type: 'string' },
+        graphs: { type: 'string' },
+        output: { type: 'string' },
+        format: { type: 'string' },
+        views: { type: 'string' },
+        response: { type: 'string', multiple: true },
+        title: { type: 'string' },
+      },
+      strict: true,
+    });
+    const format = values.format ?? 'html';
+    if (format !== 'html' && format !== 'json') throw new GearError('usage', ['--format'], `must be html or json, got "${format}"`);
+    await runReport({
+      input: values.input,
+      graphs: values.graphs,
+      output: values.output,
+      format,
+      views: intFlag('--views', values.views, 24, 0),
+      responseIds: values.response ?? [],
+      title: values.title,
+      stdin: process.stdin,
+      stdout: process.stdout,
+      stderr: process.stderr,
+    });
+    return 0;
+  }
   if (command === 'sample-rows') {
+    const { sampleRowLines } = await import('./commands/sample-rows.js');
     const { values } = parseArgs({ args: rest, options: { host: { type: 'string' }, limit: { type: 'string' }, responses: { type: 'string' } }, strict: true });
     const host = values.host ?? 'gear';
     if (host !== 'gear' && host !== 'ruscarl') throw new GearError('usage', ['--host'], `must be gear or ruscarl, got "${host}"`);
@@ -247,6 +308,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'sample-input') {
+    const { sampleInputLines } = await import('./commands/sample-input.js');
     const { values } = parseArgs({
       args: rest,
       options: { responses: { type: 'string' }, seed: { type: 'string' }, benchmark: { type: 'string', multiple: true } },
@@ -266,12 +328,15 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'agreement') {
+    const { agreementRows, renderAgreement } = await import('./commands/agreement.js');
     const { values } = parseArgs({ args: rest, options: { responses: { type: 'string' }, seed: { type: 'string' } }, strict: true });
     const rows = agreementRows(intFlag('--responses', values.responses, 100, 1), intFlag('--seed', values.seed, 1, 0));
     process.stdout.write(renderAgreement(rows));
     return 0;
   }
   if (command === 'conformance') {
+    const { SUPPORTED_HOSTS } = await import('../adapters/container.js');
+    const { conformanceReports, renderConformance } = await import('./commands/conformance.js');
     const { values } = parseArgs({ args: rest, options: { adapter: { type: 'string', multiple: true } }, strict: true });
     const hosts = (values.adapter ?? SUPPORTED_HOSTS).map((h) => {
       if (!(SUPPORTED_HOSTS as string[]).includes(h)) throw new GearError('usage', ['--adapter'], `must be one of ${SUPPORTED_HOSTS.join(', ')}, got "${h}"`);
@@ -282,6 +347,17 @@ async function main(argv: string[]): Promise<number> {
     return reports.some((r) => r.results.some((c) => c.failures.length > 0)) ? 1 : 0;
   }
   throw new GearError('usage', [command], `unknown command (run "gear --help")`);
+}
+
+/** What `score` and `judge` share: the host list, the aggregator names, the scalarizer flags. */
+async function hostCommandModules() {
+  const [{ SUPPORTED_HOSTS }, { AggregatorNameSchema }, { ON_JUDGE_FAILURE_VALUES }, { aggregationOptionsFromFlags }] = await Promise.all([
+    import('../adapters/container.js'),
+    import('../core/index.js'),
+    import('../adapters/judge-output/failure-policy.js'),
+    import('./options/aggregation-flags.js'),
+  ]);
+  return { SUPPORTED_HOSTS, AggregatorNameSchema, ON_JUDGE_FAILURE_VALUES, aggregationOptionsFromFlags };
 }
 
 async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T> {

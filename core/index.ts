@@ -48,6 +48,13 @@ export {
   type CriterionExplanation,
   type EdgeExplanation,
 } from './diagnostics/explain-criterion.js';
+export {
+  explainRecord,
+  type ExplainRecord,
+  type ExplainedCriterion,
+  type ExplainedEdge,
+  type RecordAggregator,
+} from './diagnostics/explain-record.js';
 export { computeFcp, createFcpAccumulator, type FcpAccumulator, type FcpCase, type FcpOptions, type FcpReport, type FcpScore } from './diagnostics/fcp.js';
 export { computeExactAgreement, type ExactAgreement } from './diagnostics/exact-agreement.js';
 export { rewireGraph } from './ablations/rewire-graph.js';

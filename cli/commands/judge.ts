@@ -7,6 +7,7 @@ import { JudgeRuntime, type JudgeRuntimeConfig } from '../../judge/judge-runtime
 import type { JudgeResult } from '../../judge/pipeline/judge-response.js';
 import { readLines } from '../io/jsonl-lines.js';
 import { errorRecord } from '../io/error-record.js';
+import { explainHostRecord } from './explain-host-record.js';
 import { JudgeProgress } from '../io/judge-progress.js';
 
 export interface JudgeArgs {
@@ -18,6 +19,8 @@ export interface JudgeArgs {
   readonly output?: string | undefined;
   /** Rows judged at the same time (their requests share the endpoints' slots). */
   readonly concurrency: number;
+  /** Adds each line's `explain` block (all four aggregators, the graph, core's explanation). */
+  readonly explain?: boolean | undefined;
   readonly stdin: Readable;
   readonly stdout: Writable;
   readonly stderr: NodeJS.WriteStream;
@@ -104,7 +107,8 @@ export async function runJudge(args: JudgeArgs): Promise<number> {
             const result = await runtime.judge(adapter, parsed.row, parsed.response).catch((error: unknown) => {
               throw error instanceof GearError && error.code === 'invalid_input' ? error.under(['row']) : error;
             });
-            return judgeRecord(number, parsed.id, result);
+            const record = judgeRecord(number, parsed.id, result);
+            return args.explain === true ? { ...record, explain: explainHostRecord(adapter.format, parsed.row, result.criteria, args.options) } : record;
           } catch (error) {
             return errorRecord(number, error);
           }

@@ -1,7 +1,9 @@
 import {
+  explainRecord,
   GearError,
   compareAggregators,
   compileRubricRecord,
+  detectRubricFormat,
   isExactFeasible,
   scoresOfRecord,
   chooseAutoMethod,
@@ -22,16 +24,20 @@ export interface ScoredRecord {
 
 /**
  * One input record -> one output record: flat, hard, gear and gear_exact rewards, the per-criterion
- * effective scores, and what the compile step dropped. Compiled rubrics are shared through `cache`.
+ * effective scores, and what the compile step dropped (with `explain`, also the `explain` block of
+ * explainRecord). Compiled rubrics are shared through `cache`.
  * @throws GearError naming the field when the record is malformed.
  */
-export function scoreRecord(record: unknown, options: AggregationOptions, cache: LruCache<CompiledRubric>): ScoredRecord {
+export function scoreRecord(record: unknown, options: AggregationOptions, cache: LruCache<CompiledRubric>, explain = false): ScoredRecord {
   if (typeof record !== 'object' || record === null || Array.isArray(record)) {
     throw new GearError('invalid_input', [], 'each line must be a JSON object');
   }
   const fields = record as Record<string, unknown>;
-  const rubricPart = fields['rubric'] ?? fields['reward_model'];
-  const key = LruCache.keyOf(JSON.stringify([fields['rubric'] === undefined ? 'official' : 'canonical', rubricPart]));
+  // Checked on every line, not only when the rubric is compiled: a line with both "rubric" and
+  // "reward_model" is an error whatever the lines before it were.
+  const format = detectRubricFormat(fields);
+  const rubricPart = format === 'canonical' ? fields['rubric'] : fields['reward_model'];
+  const key = LruCache.keyOf(JSON.stringify([format === 'canonical' ? 'canonical' : 'official', rubricPart]));
   const compiled = cache.getOrCreate(key, () => compileRubricRecord(fields, options));
   const scores = scoresOfRecord(compiled, fields);
   if (!isExactFeasible(compiled)) {
@@ -57,5 +63,6 @@ export function scoreRecord(record: unknown, options: AggregationOptions, cache:
     edges_kept: compiled.report.edgesKept,
     dropped_edges: compiled.report.droppedEdges,
   };
+  if (explain) output['explain'] = explainRecord(compiled, scores);
   return { compiled, scores, output };
 }

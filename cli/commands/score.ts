@@ -7,6 +7,7 @@ import type { OnJudgeFailure } from '../../adapters/judge-output/failure-policy.
 import { readLines } from '../io/jsonl-lines.js';
 import { Progress } from '../io/progress.js';
 import { errorRecord } from '../io/error-record.js';
+import { explainHostRecord } from './explain-host-record.js';
 
 export interface ScoreArgs {
   readonly host: SupportedHost;
@@ -14,6 +15,8 @@ export interface ScoreArgs {
   readonly options: AggregationOptionsInput;
   readonly input?: string | undefined;
   readonly withRequests: boolean;
+  /** Adds each line's `explain` block (all four aggregators, the graph, core's explanation). */
+  readonly explain?: boolean | undefined;
   /** What an unread criterion counts as (default pessimistic: against the response). */
   readonly onJudgeFailure?: OnJudgeFailure;
   readonly stdin: Readable;
@@ -81,6 +84,7 @@ export async function runScore(args: ScoreArgs): Promise<number> {
         ...(args.withRequests
           ? { requests: adapter.format.buildJudgeRequests(adapter.format.parseRow(row), response) }
           : { request_count: result.requestCount }),
+        ...(args.explain === true ? { explain: explainHostRecord(adapter.format, row, result.judgments, args.options) } : {}),
       };
     } catch (error) {
       errors += 1;

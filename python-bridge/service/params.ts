@@ -50,7 +50,13 @@ export const RegisterParamsSchema = z.strictObject({
   options: z.unknown().optional(),
 });
 
-export const ScoreItemSchema = z.strictObject({ ...RubricRefFields, scores: ScoresSchema, ...Aggregation });
+export const ScoreItemSchema = z.strictObject({
+  ...RubricRefFields,
+  scores: ScoresSchema,
+  ...Aggregation,
+  /** Adds `explain` to the result: every aggregator's scores, the graph, what each edge cut. */
+  explain: z.boolean().optional(),
+});
 export type ScoreItem = z.infer<typeof ScoreItemSchema>;
 
 export const ScoreParamsSchema = ScoreItemSchema.extend(Encoding);

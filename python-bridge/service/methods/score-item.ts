@@ -1,4 +1,4 @@
-import { aggregate, computeReward, parseWith, type AggregatorName } from '../../../core/index.js';
+import { aggregate, computeReward, explainRecord, parseWith, type AggregatorName, type ExplainRecord } from '../../../core/index.js';
 import { ScoreItemSchema, rubricRefOf } from '../params.js';
 import { resolveOptions, type ResolvedOptions } from '../rubric-cache.js';
 import type { ServiceContext } from '../service-context.js';
@@ -19,6 +19,8 @@ export interface ScoreResult {
   readonly effective: number[] | string;
   /** The flat reward of the same scores, for logging what dependency-aware aggregation changed. */
   readonly flat: number;
+  /** With `explain: true`: the explain block of `gear aggregate --explain`. */
+  readonly explain?: ExplainRecord;
 }
 
 /** Scratch for effective scores: every result copies out of it, so one buffer serves all items. */
@@ -41,7 +43,8 @@ export function scoreItem(context: ServiceContext, input: unknown, defaults: Def
   const effective = q.subarray(0, compiled.size);
   // Flat's effective scores are p itself, so its reward needs no second pass.
   const flat = method === 'flat' ? reward : computeReward(compiled, scores.p);
-  return { reward, method, effective: base64 ? encodeFloat64Base64(effective) : Array.from(effective), flat };
+  const result = { reward, method, effective: base64 ? encodeFloat64Base64(effective) : Array.from(effective), flat };
+  return item.explain === true ? { ...result, explain: explainRecord(compiled, scores) } : result;
 }
 
 export function defaultsOf(params: { aggregator?: AggregatorName | undefined; options?: unknown; encoding?: WireEncoding | undefined }): Defaults {
