@@ -5,6 +5,7 @@ import { GearError } from '../core/errors.js';
 import type { SupportedHost } from '../adapters/container.js';
 import type { OnJudgeFailure } from '../adapters/judge-output/failure-policy.js';
 import { SERVE_FLAGS_USAGE, SERVE_FLAG_OPTIONS } from '../python-bridge/service/serve-flags.js';
+import { GRAPH_USAGE } from './commands/graph-usage.js';
 
 // Commands load their modules when they run: `gear aggregate` starts without the judge, the
 // service and the adapters (start-up is a large part of scoring a file).
@@ -72,11 +73,7 @@ const COMMAND_HELP: Readonly<Record<string, string>> = {
       data set (the physicians' ideal completion, then the reference completions). Defaults: gear,
       all rows, 2 responses each.
 `,
-  'graph': `  gear graph build|stats|check|compare ...
-      Rubric dependency graphs from an LLM (gear graph build), their statistics, a validation
-      report, and a comparison with reference graphs. gear graph --help and gear graph SUBCOMMAND
-      --help say more.
-`,
+  'graph': GRAPH_USAGE,
   'report': `  gear report [--input FILE] [--graphs rows.jsonl] [--output report.html] [--format html|json]
               [--views N] [--response ID]... [--title T]
       Turns the output of gear aggregate, gear score or gear judge (JSONL; stdin by default) into

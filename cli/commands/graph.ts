@@ -14,41 +14,9 @@ export interface GraphIo {
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
 }
 
-/** Each subcommand's usage (`gear graph SUB --help`); together they are `gear graph --help`. */
-export const GRAPH_HELP: Readonly<Record<string, string>> = {
-  build: `  gear graph build --profile healthbench|writingbench|plawbench|generic --judge-url URL[,URL...]
-                   --input rows.(jsonl|parquet) --output out.(jsonl|parquet) [--model M] [--api-key K]
-                   [--cache FILE] [--concurrency N] [--limit N] [--edge-batch-size N] [--role-reasks N]
-                   [--edge-reasks N] [--no-schema] [--max-concurrent-requests N] [--timeout SECONDS]
-                   [--deadline SECONDS] [--seed S] [--temperature T] [--rpm N] [--tpm N]
-      Builds each rubric's dependency graph with the LLM at the OpenAI-compatible endpoints, as the
-      official GEAR builder does (roles, candidate pairs, edge labels, validation, DAG projection),
-      and writes the rows with reward_model.graph {nodes, edges} and each criterion's
-      tags.node_type (official vocabulary), plus gear_annotation_stats per row and
-      <output stem>.annotation_summary.json. Input rows: VERL / official GEAR rows
-      (reward_model.rubrics), raw HealthBench rows (prompt, rubrics) or raw WritingBench rows
-      (query, checklist). Resumable: finished rows go to <output>.progress.jsonl at once; a re-run
-      skips them and, with --cache FILE, replays every LLM answer it already has. A row that fails
-      is reported and skipped (exit 1); a re-run retries it. Progress on stderr.
-`,
-  stats: `  gear graph stats FILE [--profile P] [--format table|json]
-      The annotation summary of any file with graphs (official ones too): criteria, candidate and
-      retained edges per rubric, update size, non-empty rate, node and edge types, and gear's
-      counters (fallbacks, drops by reason, requests, tokens); beside the paper's figures for P.
-`,
-  check: `  gear graph check FILE [--format table|jsonl]
-      Validation report: edges the runtime would drop (and why), edges outside the role rules,
-      graph nodes that do not match the criteria, tags.node_type that disagrees with graph.nodes, and
-      an extra_info.reward_model that differs from reward_model. Exit 1 when a row has a problem.
-`,
-  compare: `  gear graph compare FILE --reference GRAPHS [--format table|json]
-      Edge precision and recall of FILE's graphs against reference graphs (rows with graphs, or
-      conformance/fixtures/*/graphs.jsonl lines), relation-type accuracy on matched edges and
-      node-type accuracy. Rows match by source id (prompt_id, WritingBench index), else by position.
-`,
-};
+import { GRAPH_HELP, GRAPH_USAGE } from './graph-usage.js';
 
-export const GRAPH_USAGE = Object.values(GRAPH_HELP).join('');
+export { GRAPH_HELP, GRAPH_USAGE };
 
 function intFlag(name: string, text: string | undefined, fallback: number, min: number): number {
   if (text === undefined) return fallback;
