@@ -295,10 +295,12 @@ describe('hedging', () => {
   it('stays within maxHedgeFraction', async () => {
     const hang = await server({ mode: 'hang' });
     const good = await server({ latencyMs: 10 });
-    const t = transport([hang.url, good.url], { hedge: { minDelayMs: 50, maxHedgeFraction: 0.25 }, requestTimeoutMs: 400 });
+    // No ejection in this test: a half-open probe's hedge is exempt from the cap (tested above).
+    const t = transport([hang.url, good.url], { hedge: { minDelayMs: 50, maxHedgeFraction: 0.25 }, requestTimeoutMs: 400, breaker: { consecutiveFailures: 1000 } });
     await runAll(t, 8);
     const { hedges, requests } = t.info().totals;
     expect(requests).toBe(8);
+    expect(t.info().endpoints[0]?.ejections).toBe(0);
     expect(hedges).toBeLessThanOrEqual(2);
   });
 });

@@ -186,6 +186,7 @@ class CallRun {
         this.withdraw = undefined;
         this.waitingRole = undefined;
         if (this.done || (role === 'hedge' && this.running.size === 0)) {
+          if (role === 'hedge') this.transport.count('hedges', -1);
           lease.release({ kind: 'inconclusive' });
           return;
         }
@@ -195,6 +196,7 @@ class CallRun {
   }
 
   private cancelSlotRequest(): void {
+    if (this.waitingRole === 'hedge' && this.withdraw !== undefined) this.transport.count('hedges', -1);
     this.withdraw?.();
     this.withdraw = undefined;
     this.waitingRole = undefined;
@@ -219,7 +221,6 @@ class CallRun {
     };
     if (role === 'hedge') {
       this.hedged = true;
-      transport.count('hedges');
       for (const other of this.running) {
         other.hedgedAgainst = true;
         transport.emit({ type: 'hedge', from: other.lease.endpoint.url, to: lease.endpoint.url, afterMs: transport.now() - other.sentAt });
@@ -259,6 +260,9 @@ class CallRun {
     attempt.hedgeTimer = undefined;
     if (this.done || this.hedged || !this.running.has(attempt) || this.waitingRole !== undefined) return;
     if (this.attempts >= this.transport.config.maxAttempts || !this.transport.mayHedge(attempt.lease.probe)) return;
+    // Counted when asked for, not when its slot comes: calls whose hedge timers fire together must
+    // not all pass the cap before any of them is granted a slot.
+    this.transport.count('hedges');
     this.requestSlot('hedge');
   }
 
