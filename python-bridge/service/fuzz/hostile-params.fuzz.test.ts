@@ -127,8 +127,16 @@ describe('hostile params on every method, against a real gear serve', () => {
         const paths = sensitive && focused.length > 0 ? focused : all;
         const path = paths[pick % paths.length]!;
         const id = nextId++;
-        const text = JSON.stringify({ jsonrpc: '2.0', id, method, params: replaced(params, path) }).replace(PLACEHOLDER, hostile);
-        const reply = (await peer.sendRaw(text, id)) as Reply;
+        // A replacer function: a string replacement would read "$&" and "$'" in the hostile text as patterns.
+        const text = JSON.stringify({ jsonrpc: '2.0', id, method, params: replaced(params, path) }).replace(PLACEHOLDER, () => hostile);
+        let timer: NodeJS.Timeout | undefined;
+        const reply = await Promise.race([
+          peer.sendRaw(text, id) as Promise<Reply>,
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`no answer in 20 s: ${method} at ${path.join('.')} = ${JSON.stringify(recipe).slice(0, 80)}`)), 20_000);
+          }),
+        ]);
+        clearTimeout(timer);
         const code = reply.error?.code ?? 'result';
         codes.set(code, (codes.get(code) ?? 0) + 1);
         if (reply.error !== undefined) {
@@ -137,7 +145,7 @@ describe('hostile params on every method, against a real gear serve', () => {
         const rewards = JSON.stringify(reply.result ?? {}).match(/"(reward|flat|nativeReward)":(null|-?[\d.e+-]+)/g) ?? [];
         for (const r of rewards) expect(r, `${method} at ${path.join('.')} = ${JSON.stringify(recipe).slice(0, 80)}`).not.toMatch(/null$/);
       }),
-      { numRuns: 400 },
+      { numRuns: 400, endOnFailure: true },
     );
     // The fuzzer reached both outcomes: some answers, many refusals naming a field.
     expect(codes.get(-32602) ?? 0).toBeGreaterThan(50);
