@@ -19,7 +19,7 @@ async function health(peer: WsPeer): Promise<{ bufferedBytes: number; pausedConn
   return (await peer.request('server.health')).result as never;
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tries = 200): Promise<T> {
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tries = 600): Promise<T> {
   let value = await read();
   for (let i = 0; i < tries && !done(value); i++) {
     await new Promise((resolve) => setTimeout(resolve, 50));
