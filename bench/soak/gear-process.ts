@@ -36,7 +36,8 @@ export async function startGear(args: readonly string[] = []): Promise<GearProce
       logs.push({ text: line });
     }
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': by then every log line the process wrote has been read.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`gear serve exited with ${String(code)}`)));
