@@ -104,9 +104,9 @@ describe('hostile rows', () => {
     }
   });
 
-  it('reads a score_type that is not a string as no score type (never calls its toString)', () => {
+  it('rejects a score_type that is not a string, naming the field (never calls its toString)', () => {
     const format = createScoredFormat('plawbench');
-    const row = format.parseRow({ prompt: officialRow.prompt, reward_model: { rubrics: [{ criterion: '(+2分) a', points: 2, tags: { score_type: { toString: 1 } } }] } });
-    expect(row.items[0]).toMatchObject({ scoreType: 'partial_points', maxScore: 2 });
+    const parse = () => format.parseRow({ prompt: officialRow.prompt, reward_model: { rubrics: [{ criterion: '(+2分) a', points: 2, tags: { score_type: { toString: 1 } } }] } });
+    expect(parse).toThrow(expect.objectContaining({ code: 'invalid_input', path: ['reward_model', 'rubrics', 0, 'tags', 'score_type'] }));
   });
 });

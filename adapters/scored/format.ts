@@ -17,10 +17,13 @@ export interface ScoredRow {
 }
 
 /** `_score_type_for`: tags.score_type when it names one, else by benchmark (writingbench: 1-10). */
-function scoreTypeOf(item: unknown, host: 'writingbench' | 'plawbench'): ScoreType {
+function scoreTypeOf(item: unknown, host: 'writingbench' | 'plawbench', index: number): ScoreType {
   const tags = typeof item === 'object' && item !== null ? (item as { tags?: unknown }).tags : undefined;
   const declared = typeof tags === 'object' && tags !== null && !Array.isArray(tags) ? (tags as Record<string, unknown>)['score_type'] : undefined;
-  // Only a string can name a score type (Python's str() of anything else never does).
+  // A client object or number here is a malformed row, not a score type to guess from.
+  if (declared !== undefined && declared !== null && typeof declared !== 'string') {
+    throw new GearError('invalid_input', ['reward_model', 'rubrics', index, 'tags', 'score_type'], 'must be a string (scale_1_10 or partial_points)');
+  }
   const name = typeof declared === 'string' ? declared.trim().toLowerCase() : '';
   if (name === 'scale_1_10' || name === 'partial_points') return name;
   return host === 'writingbench' ? 'scale_1_10' : 'partial_points';
@@ -59,7 +62,7 @@ export function createScoredFormat(host: 'writingbench' | 'plawbench', options: 
     parseRow(input: unknown): ScoredRow {
       const { conversation, reading, rawRubrics: raw } = parseOfficialRow(input);
       const items = reading.rubric.criteria.map((c, index): ScoredJudgedItem => {
-        const scoreType = scoreTypeOf(raw[index], host);
+        const scoreType = scoreTypeOf(raw[index], host, index);
         const maxScore = scoreType === 'scale_1_10' ? 10 : Math.max(c.weight, 0);
         if (!(maxScore > 0)) {
           throw new GearError('invalid_input', ['reward_model', 'rubrics', index, 'points'], 'a partial-points criterion needs positive points');
