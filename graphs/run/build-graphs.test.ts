@@ -181,18 +181,20 @@ describe('gear graph build when the endpoint dies mid-run', () => {
     expect(existsSync(journalPathFor(out))).toBe(false);
   });
 
-  it('skips a row whose input is malformed, naming the field, and annotates the others', async () => {
+  it('skips rows whose input is malformed (a non-numeric points, a repeated id), naming the field, and annotates the others', async () => {
     const dir = tmp();
     const input = join(dir, 'in.jsonl');
     const rows = readFileSync(GENERIC, 'utf8').trim().split('\n');
     const bad = JSON.parse(rows[1]!);
     bad.reward_model.rubrics[2].points = 'lots';
-    writeFileSync(input, `${[rows[0], JSON.stringify(bad), rows[2]].join('\n')}\n`);
+    const twice = JSON.parse(rows[3]!);
+    twice.reward_model.rubrics[1].id = 'r1';
+    writeFileSync(input, `${[rows[0], JSON.stringify(bad), rows[2], JSON.stringify(twice)].join('\n')}\n`);
     const s = await server(undefined);
     const result = await build(s.url, input, join(dir, 'out.jsonl'), { profile: 'generic' });
-    expect(result.failed).toHaveLength(1);
-    expect(result.failed[0]!.index).toBe(1);
+    expect(result.failed.map((f) => f.index)).toEqual([1, 3]);
     expect(result.failed[0]!.error).toContain('reward_model.rubrics[2].points');
-    expect(await readRows(join(dir, 'out.jsonl'))).toHaveLength(2);
+    expect(result.failed[1]!.error).toContain('reward_model.rubrics[1].id');
+    expect(((await readRows(join(dir, 'out.jsonl'))) as Row[]).map((r) => r.prompt)).toEqual([JSON.parse(rows[0]!).prompt, JSON.parse(rows[2]!).prompt]);
   });
 });
