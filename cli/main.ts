@@ -77,14 +77,14 @@ const COMMAND_HELP: Readonly<Record<string, string>> = {
       report, and a comparison with reference graphs. gear graph --help and gear graph SUBCOMMAND
       --help say more.
 `,
-  'report': `  gear report [--input FILE] [--graphs rows.jsonl] [--output report.html] [--format html|json]
+  'report': `  gear report [--input FILE] [--graphs rows.(jsonl|parquet)] [--output report.html] [--format html|json]
               [--views N] [--response ID]... [--title T]
       Turns the output of gear aggregate, gear score or gear judge (JSONL; stdin by default) into
       one self-contained HTML page: reward distributions per aggregator and per-response
       differences, FCP leakage and preservation (overall, per relation, per rubric), the N
       responses where GEAR and flat differ most drawn as rubric graphs with what each edge cut
       (default 24; --response ID adds one), judge health (score/judge lines) and, with --graphs,
-      the statistics of graph-annotated rows (and their build summary). The FCP figures and the
+      the statistics of graph-annotated rows (gear graph build output, and its summary). The FCP figures and the
       drawings need lines written with --explain. --format json writes the same figures as JSON
       (to stdout unless --output). Try:
         gear aggregate --demo --format jsonl --explain > demo.jsonl
