@@ -71,6 +71,17 @@ describe('gear aggregate writes the bytes the plain parse-score-stringify loop w
     expect(fromStdin.stdout).toBe(expected);
   });
 
+  it('with worker threads scoring beside the main thread (order, errors and exit code kept)', async () => {
+    const expected = await referenceOutput(input);
+    const errors = expected.split('\n').filter((l) => l.includes('"error":')).length;
+    for (const threads of ['1', '2']) {
+      const run = spawnSync(process.execPath, [CLI, 'aggregate', '--input', input, '--threads', threads], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+      expect(run.stdout).toBe(expected);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(`, ${errors} errors`);
+    }
+  });
+
   it('with scalarizer options too', async () => {
     const run = spawnSync(process.execPath, [CLI, 'aggregate', '--input', input, '--gamma', '2', '--retention', 'weak=0.5', '--normalize', 'abs-sum'], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
     expect(run.stdout).toBe(await referenceOutput(input, { gamma: 2, retention: { weak: 0.5 }, normalize: 'abs-sum' }));

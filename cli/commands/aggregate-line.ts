@@ -17,6 +17,15 @@ import { errorRecord } from '../io/error-record.js';
 import { scanObjectMembers, type KnownValue, type RawMember } from '../io/json-object-members.js';
 import { scoreRecord } from './score-record.js';
 
+/** The output of a batch of lines: their output lines (each ending in a newline) and counts. */
+export interface ScoredBatch {
+  readonly text: string;
+  /** Non-blank lines read. */
+  readonly lines: number;
+  /** Of those, error lines. */
+  readonly errors: number;
+}
+
 export interface LineScorer {
   /** One input line, bytes [start, end) of `bytes`, with its 1-based number -> its output line, without the newline. */
   score(bytes: Buffer, start: number, end: number, number: number): string;
@@ -229,4 +238,30 @@ export function createLineScorer(options: AggregationOptions, explain = false): 
       return errors;
     },
   };
+}
+
+/** A line of only whitespace (as String.prototype.trim sees it) is skipped, but counted. */
+export function isBlank(bytes: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = bytes[i] as number;
+    if (c === 0x20 || (c >= 0x09 && c <= 0x0d)) continue;
+    // Any other ASCII byte is text; beyond ASCII (no-break spaces, BOM...) ask trim itself.
+    return c >= 0x80 ? bytes.toString('utf8', start, end).trim() === '' : false;
+  }
+  return true;
+}
+
+/** Scores the lines [starts[k], ends[k]) of `bytes`, numbered from `first`; blank lines count in the numbering only. */
+export function scoreLineBatch(scorer: LineScorer, bytes: Buffer, starts: ArrayLike<number>, ends: ArrayLike<number>, first: number): ScoredBatch {
+  const errorsBefore = scorer.errors;
+  let text = '';
+  let lines = 0;
+  for (let k = 0; k < starts.length; k++) {
+    const start = starts[k] as number;
+    const end = ends[k] as number;
+    if (isBlank(bytes, start, end)) continue;
+    lines += 1;
+    text += `${scorer.score(bytes, start, end, first + k)}\n`;
+  }
+  return { text, lines, errors: scorer.errors - errorsBefore };
 }

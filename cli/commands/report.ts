@@ -1,10 +1,12 @@
 import { createReadStream, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { GearError } from '../../core/index.js';
 import { ReportBuilder } from '../../report/model/build-report.js';
 import { isGraphSummary } from '../../report/model/graph-statistics.js';
 import { renderReportHtml } from '../../report/render/html-page.js';
+import { readRows } from '../../graphs/io/row-files.js';
+import { summaryPathFor } from '../../graphs/run/build-graphs.js';
 import { readLines } from '../io/jsonl-lines.js';
 
 export interface ReportArgs {
@@ -21,41 +23,27 @@ export interface ReportArgs {
   readonly stderr: NodeJS.WriteStream;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** The summary `gear graph build` (and the official builder) writes beside its output. */
-export function summaryPathFor(rows: string): string {
-  return join(dirname(rows), `${basename(rows).replace(/\.(jsonl|json)$/i, '')}.annotation_summary.json`);
-}
-
 /**
- * Graph-annotated rows (JSONL) and their build summary: a summary line in the file, else the
- * sidecar `<stem>.annotation_summary.json` when it exists.
- * @throws GearError naming the file and line of a line that is not a JSON object.
+ * Graph-annotated rows (JSONL or VERL parquet, read as `gear graph` reads them) and their build
+ * summary: a summary line in the file, else the sidecar `<stem>.annotation_summary.json` that
+ * `gear graph build` (and the official builder) writes beside its output.
+ * @throws GearError naming the line of a JSONL line that is not a JSON object.
  */
-export function readGraphRows(path: string): { rows: Record<string, unknown>[]; summary: Record<string, unknown> | undefined } {
-  const rows: Record<string, unknown>[] = [];
-  let summary: Record<string, unknown> | undefined;
-  readFileSync(path, 'utf8')
-    .split(/\r\n|\n|\r/)
-    .forEach((text, i) => {
-      if (text.trim() === '') return;
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (error) {
-        throw new GearError('invalid_input', ['--graphs', `line ${i + 1}`], `not JSON (${error instanceof Error ? error.message : String(error)})`);
-      }
-      if (!isRecord(value)) throw new GearError('invalid_input', ['--graphs', `line ${i + 1}`], 'must be a JSON object (a rubric row)');
-      if (isGraphSummary(value)) summary = value;
-      else rows.push(value);
-    });
+export async function readGraphRows(path: string): Promise<{ rows: Record<string, unknown>[]; summary: Record<string, unknown> | undefined }> {
+  let all: Record<string, unknown>[];
+  try {
+    all = await readRows(path);
+  } catch (error) {
+    throw error instanceof GearError ? error.under(['--graphs']) : error;
+  }
+  const summaries = all.filter(isGraphSummary);
+  let summary = summaries[summaries.length - 1];
   const sidecar = summaryPathFor(path);
   if (summary === undefined && existsSync(sidecar)) {
     const value: unknown = JSON.parse(readFileSync(sidecar, 'utf8'));
-    if (isRecord(value)) summary = value;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) summary = value as Record<string, unknown>;
   }
-  return { rows, summary };
+  return { rows: all.filter((r) => !isGraphSummary(r)), summary };
 }
 
 /**
@@ -64,7 +52,7 @@ export function readGraphRows(path: string): { rows: Record<string, unknown>[]; 
  */
 export async function runReport(args: ReportArgs): Promise<string> {
   if (args.input !== undefined) statSync(args.input); // a missing file fails before anything is read
-  const graphs = args.graphs === undefined ? undefined : readGraphRows(args.graphs);
+  const graphs = args.graphs === undefined ? undefined : await readGraphRows(args.graphs);
   const builder = new ReportBuilder({ views: args.views, responseIds: args.responseIds, graphs });
   const source = args.input !== undefined ? createReadStream(args.input) : args.stdin;
   for await (const { number, text } of readLines(source)) builder.add(text, number);
