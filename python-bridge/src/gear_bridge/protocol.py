@@ -215,7 +215,7 @@ class ClientProtocol:
         if params is not None:
             message["params"] = params
         try:
-            # "jsonrpc" and "id" come first, so the server can answer an oversized frame with its id.
+            # "jsonrpc" and "id" come first (readable in logs); a frame over the server's limit never leaves here.
             frame = json.dumps(message, allow_nan=False, separators=(",", ":"), ensure_ascii=False)
         except (ValueError, TypeError) as error:
             found = _find_unencodable(params, ())
