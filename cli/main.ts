@@ -189,7 +189,7 @@ async function main(argv: string[]): Promise<number> {
     return bad > 0 ? 1 : 0;
   }
   if (command === 'score') {
-    const { SUPPORTED_HOSTS, AggregatorNameSchema, ON_JUDGE_FAILURE_VALUES, aggregationOptionsFromFlags } = await hostCommandModules();
+    const { ON_JUDGE_FAILURE_VALUES, aggregationOptionsFromFlags } = await hostCommandModules();
     const { runScore } = await import('./commands/score.js');
     const { values } = parseArgs({
       args: rest,
@@ -204,19 +204,15 @@ async function main(argv: string[]): Promise<number> {
       },
       strict: true,
     });
-    if (values.host === undefined || !(SUPPORTED_HOSTS as string[]).includes(values.host)) {
-      throw new GearError('usage', ['--host'], `must be one of ${SUPPORTED_HOSTS.join(', ')}, got "${values.host ?? ''}"`);
-    }
-    const aggregator = AggregatorNameSchema.safeParse(values.aggregator ?? 'gear');
-    if (!aggregator.success) throw new GearError('usage', ['--aggregator'], `must be flat, hard, gear, gear-exact or auto, got "${values.aggregator}"`);
+    const { host, aggregator } = await hostAndAggregator(values);
     const onJudgeFailure = values['on-judge-failure'] ?? 'pessimistic';
     if (!(ON_JUDGE_FAILURE_VALUES as readonly string[]).includes(onJudgeFailure)) {
       throw new GearError('usage', ['--on-judge-failure'], `must be ${ON_JUDGE_FAILURE_VALUES.join(', ')}, got "${onJudgeFailure}"`);
     }
     const bad = await runScore({
-      host: values.host as SupportedHost,
+      host,
       onJudgeFailure: onJudgeFailure as OnJudgeFailure,
-      aggregator: aggregator.data,
+      aggregator,
       options: aggregationOptionsFromFlags(values),
       input: values.input,
       withRequests: values['with-requests'] === true,
@@ -228,7 +224,7 @@ async function main(argv: string[]): Promise<number> {
     return bad > 0 ? 1 : 0;
   }
   if (command === 'judge') {
-    const { SUPPORTED_HOSTS, AggregatorNameSchema, aggregationOptionsFromFlags } = await hostCommandModules();
+    const { aggregationOptionsFromFlags } = await hostCommandModules();
     const { JUDGE_FLAGS, judgeConfigFromFlags } = await import('./options/judge-flags.js');
     const { runJudge } = await import('./commands/judge.js');
     const { values } = parseArgs({
@@ -245,16 +241,12 @@ async function main(argv: string[]): Promise<number> {
       },
       strict: true,
     });
-    if (values.host === undefined || !(SUPPORTED_HOSTS as string[]).includes(values.host)) {
-      throw new GearError('usage', ['--host'], `must be one of ${SUPPORTED_HOSTS.join(', ')}, got "${values.host ?? ''}"`);
-    }
-    const aggregator = AggregatorNameSchema.safeParse(values.aggregator ?? 'gear');
-    if (!aggregator.success) throw new GearError('usage', ['--aggregator'], `must be flat, hard, gear, gear-exact or auto, got "${values.aggregator}"`);
+    const { host, aggregator } = await hostAndAggregator(values);
     const judge = judgeConfigFromFlags(values, process.env);
     if (judge === undefined) throw new GearError('usage', ['--judge-url'], 'missing: the judge endpoint(s), e.g. --judge-url http://127.0.0.1:8000/v1 (or GEAR_JUDGE_URL)');
     const bad = await runJudge({
-      host: values.host as SupportedHost,
-      aggregator: aggregator.data,
+      host,
+      aggregator,
       options: aggregationOptionsFromFlags(values),
       judge,
       input: values.input,
@@ -359,6 +351,17 @@ async function hostCommandModules() {
     import('./options/aggregation-flags.js'),
   ]);
   return { SUPPORTED_HOSTS, AggregatorNameSchema, ON_JUDGE_FAILURE_VALUES, aggregationOptionsFromFlags };
+}
+
+/** --host and --aggregator of the commands that score in a host's format (score, judge), checked. */
+async function hostAndAggregator(values: { readonly host?: string | undefined; readonly aggregator?: string | undefined }) {
+  const { SUPPORTED_HOSTS, AggregatorNameSchema } = await hostCommandModules();
+  if (values.host === undefined || !(SUPPORTED_HOSTS as string[]).includes(values.host)) {
+    throw new GearError('usage', ['--host'], `must be one of ${SUPPORTED_HOSTS.join(', ')}, got "${values.host ?? ''}"`);
+  }
+  const aggregator = AggregatorNameSchema.safeParse(values.aggregator ?? 'gear');
+  if (!aggregator.success) throw new GearError('usage', ['--aggregator'], `must be flat, hard, gear, gear-exact or auto, got "${values.aggregator}"`);
+  return { host: values.host as SupportedHost, aggregator: aggregator.data };
 }
 
 async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T> {

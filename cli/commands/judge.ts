@@ -7,6 +7,7 @@ import { JudgeRuntime, type JudgeRuntimeConfig } from '../../judge/judge-runtime
 import type { JudgeResult } from '../../judge/pipeline/judge-response.js';
 import { readLines } from '../io/jsonl-lines.js';
 import { errorRecord } from '../io/error-record.js';
+import { criterionRecord } from '../io/criterion-record.js';
 import { explainHostRecord } from './explain-host-record.js';
 import { JudgeProgress } from '../io/judge-progress.js';
 
@@ -38,12 +39,7 @@ export function judgeRecord(line: number, id: unknown, result: JudgeResult): Rec
     native_reward: result.nativeReward,
     failed_criteria: result.failedCriteria,
     criteria: result.criteria.map((c) => ({
-      id: c.id,
-      p: c.p,
-      met: c.met,
-      status: c.status,
-      ...(c.detail !== undefined ? { detail: c.detail } : {}),
-      effective: c.effective,
+      ...criterionRecord(c, c.effective),
       p_verbalized: c.pVerbalized,
       ...(c.pLogprob !== null ? { p_logprob: c.pLogprob } : {}),
     })),

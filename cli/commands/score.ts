@@ -7,6 +7,7 @@ import type { OnJudgeFailure } from '../../adapters/judge-output/failure-policy.
 import { readLines } from '../io/jsonl-lines.js';
 import { Progress } from '../io/progress.js';
 import { errorRecord } from '../io/error-record.js';
+import { criterionRecord } from '../io/criterion-record.js';
 import { explainHostRecord } from './explain-host-record.js';
 
 export interface ScoreArgs {
@@ -72,14 +73,7 @@ export async function runScore(args: ScoreArgs): Promise<number> {
         reward: result.reward,
         native_reward: result.nativeReward,
         failed_criteria: result.failedCriteria,
-        criteria: result.judgments.map((j, i) => ({
-          id: j.id,
-          p: j.p,
-          met: j.met,
-          status: j.status,
-          ...(j.detail !== undefined ? { detail: j.detail } : {}),
-          effective: result.effective[i],
-        })),
+        criteria: result.judgments.map((j, i) => criterionRecord(j, result.effective[i])),
         ...(Object.keys(result.extras).length > 0 ? { extras: result.extras } : {}),
         ...(args.withRequests
           ? { requests: adapter.format.buildJudgeRequests(adapter.format.parseRow(row), response) }
