@@ -132,14 +132,8 @@ export async function judgeResponse(
     await askAll(format.planJudgeRequests(row, unread), reask);
   }
 
-  const criteriaCount = format.toRubric(row).criteria.length;
-  const judgments: CriterionJudgment[] = [];
-  for (let i = 0; i < criteriaCount; i++) {
-    const judgment = current.get(i);
-    // Criteria no request covers (e.g. rule-verified ones the host checks itself) read as missing.
-    judgments.push(judgment ?? format.parseJudgeOutput(row, [i], undefined)[0] ?? { index: i, id: String(i), p: 0, met: false, status: 'missing', detail: 'not judged' });
-  }
-  const scored = adapter.scoreJudgments({ row: rowInput, judgments, onJudgeFailure: options.onJudgeFailure });
+  // Criteria no request covered (e.g. rule-verified ones the host checks itself) read as missing there.
+  const scored = adapter.scoreJudgments({ row: rowInput, judgments: [...current.values()], onJudgeFailure: options.onJudgeFailure });
   stats.failedCriteria = scored.failedCriteria;
   stats.latencyMs = performance.now() - started;
   return {
