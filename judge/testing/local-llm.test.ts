@@ -22,7 +22,7 @@ describe.skipIf(localLlmSkipped)('local LLM (scripts/local-llm, SmolLM2-135M)', 
 
   beforeAll(async () => {
     llm = await startLocalLlm();
-    openai = new OpenAI({ baseURL: llm.url, apiKey: 'unused', maxRetries: 0, timeout: 120_000 });
+    openai = new OpenAI({ baseURL: llm.url, apiKey: 'unused', maxRetries: 0, timeout: 600_000 });
   }, 15 * 60_000);
 
   afterAll(async () => {
@@ -52,7 +52,7 @@ describe.skipIf(localLlmSkipped)('local LLM (scripts/local-llm, SmolLM2-135M)', 
     expect(usage.completion_tokens).toBeLessThanOrEqual(24);
     expect(usage.total_tokens).toBe(usage.prompt_tokens + usage.completion_tokens);
     expect(second.usage?.completion_tokens).toBe(usage.completion_tokens);
-  }, 120_000);
+  }, 600_000);
 
   it('follows a json_schema response_format', async () => {
     const verdict = z.strictObject({ met: z.boolean() });
@@ -73,7 +73,7 @@ describe.skipIf(localLlmSkipped)('local LLM (scripts/local-llm, SmolLM2-135M)', 
     expect(reply.choices[0]?.finish_reason).toBe('stop');
     const parsed = verdict.safeParse(JSON.parse(reply.choices[0]?.message.content ?? ''));
     expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
-  }, 120_000);
+  }, 600_000);
 
   it('returns the top 5 logprobs of every generated token; at temperature 0 the chosen token is the top one', async () => {
     const reply = await openai.chat.completions.create({ model: llm.model, ...question, logprobs: true, top_logprobs: 5 });
@@ -93,5 +93,5 @@ describe.skipIf(localLlmSkipped)('local LLM (scripts/local-llm, SmolLM2-135M)', 
     const mass = tokens[0]!.top_logprobs.reduce((sum, t) => sum + Math.exp(t.logprob), 0);
     expect(mass).toBeGreaterThan(0);
     expect(mass).toBeLessThanOrEqual(1 + 1e-6);
-  }, 120_000);
+  }, 600_000);
 });
