@@ -46,6 +46,9 @@ export interface AdapterResult {
  * only bind a format (adapters/<host>/adapter.ts); they never construct a scalarizer.
  */
 export class RubricAdapter<Row> {
+  /** Per parsed row: what does not depend on the judgments (a GRPO group's 8 responses share it). */
+  private readonly rowFacts = new WeakMap<object, { readonly requestCount: number; readonly extras: HostExtras }>();
+
   constructor(
     readonly format: HostFormat<Row>,
     private readonly scalarizer: Scalarizer,
@@ -61,9 +64,28 @@ export class RubricAdapter<Row> {
    * unread criteria under `onJudgeFailure: 'error'`.
    */
   score(input: ScoreInput): AdapterResult {
-    const row = this.format.parseRow(input.row);
-    const judgments = this.format.parseJudgeOutputs(row, input.judgeOutputs);
-    return this.scoreParsed(row, judgments, input.onJudgeFailure);
+    return this.scoreRow(this.format.parseRow(input.row), input.judgeOutputs, input.onJudgeFailure);
+  }
+
+  /**
+   * `score` on a row `format.parseRow` already read: a batch whose responses share a row (a GRPO
+   * group) parses it once, and `toRubric` then hands the scalarizer the same rubric object each time.
+   */
+  scoreRow(row: Row, judgeOutputs: readonly (string | undefined)[], onJudgeFailure?: OnJudgeFailure): AdapterResult {
+    return this.scoreParsed(row, this.format.parseJudgeOutputs(row, judgeOutputs), onJudgeFailure);
+  }
+
+  /**
+   * The reward under this adapter's scalarizer of judgments another adapter of the same host already
+   * scored (`AdapterResult.judgments`: the failure policy applied), so one reading of the judge's
+   * outputs yields the gear, flat and hard rewards a trainer logs side by side.
+   */
+  rewardOf(row: Row, judgments: readonly Pick<CriterionJudgment, 'p' | 'met'>[]): number {
+    const rubric = this.format.toRubric(row);
+    if (judgments.length !== rubric.criteria.length) {
+      throw new RangeError(`rewardOf: ${judgments.length} judgments for ${rubric.criteria.length} criteria`);
+    }
+    return this.scalarizer.scalarize(rubric, { p: judgments.map((j) => j.p), d: judgments.map((j) => j.met) }, this.format.scalarOptions).reward;
   }
 
   /** Scores judgments read elsewhere (a judge that re-asked part of the rubric). */
@@ -76,6 +98,15 @@ export class RubricAdapter<Row> {
       (c, index): CriterionJudgment => byIndex.get(index) ?? { index, id: c.id, p: 0, met: false, status: 'missing', detail: 'no judgment given' },
     );
     return this.scoreParsed(row, judgments, input.onJudgeFailure);
+  }
+
+  private factsOf(row: Row): { readonly requestCount: number; readonly extras: HostExtras } {
+    const key = typeof row === 'object' && row !== null ? row : undefined;
+    const known = key === undefined ? undefined : this.rowFacts.get(key);
+    if (known !== undefined) return known;
+    const facts = { requestCount: this.format.planJudgeRequests(row).length, extras: this.format.extras(row) };
+    if (key !== undefined) this.rowFacts.set(key, facts);
+    return facts;
   }
 
   private scoreParsed(row: Row, read: readonly CriterionJudgment[], policy: OnJudgeFailure = 'pessimistic'): AdapterResult {
@@ -92,10 +123,9 @@ export class RubricAdapter<Row> {
       method: scalar.method,
       reward: scalar.reward,
       effective: scalar.q,
-      requestCount: this.format.planJudgeRequests(row).length,
+      ...this.factsOf(row),
       judgments,
       failedCriteria: countUnread(read),
-      extras: this.format.extras(row),
       nativeReward: this.format.nativeReward(row, judgments),
     };
   }

@@ -37,8 +37,16 @@ export class CoreScalarizer implements Scalarizer {
     private readonly compile: RubricCompiler = compileRubric,
   ) {}
 
+  /** The merged options per host options object: one stable object, so a compiler may memoise by identity. */
+  private readonly merged = new WeakMap<AggregationOptionsInput, AggregationOptionsInput>();
+
   scalarize(rubric: Rubric, scores: ScoreVector, hostOptions: AggregationOptionsInput): Scalarization {
-    const compiled = this.compile(rubric, { ...this.options, ...hostOptions });
+    let options = this.merged.get(hostOptions);
+    if (options === undefined) {
+      options = { ...this.options, ...hostOptions };
+      this.merged.set(hostOptions, options);
+    }
+    const compiled = this.compile(rubric, options);
     const { method, reward, q } = aggregate(compiled, this.aggregator, scores);
     return { method, reward, q: Array.from(q) };
   }

@@ -158,6 +158,25 @@ describe('the service methods, over a real socket', () => {
       expect(result.errors).toEqual([]);
     });
 
+    it('give the other aggregators\' rewards of the same scores in also, as in-process core does', async () => {
+      const part = step.slice(0, 64);
+      const result = await client.call<{ rewards: number[]; also: Record<string, number[]> }>('rubric.scoreColumns', {
+        rubricIds: part.map((r) => ids[r.rubric]),
+        p: b64(part.flatMap((r) => r.p)),
+        d: part.flatMap((r) => r.d),
+        aggregator: 'gear',
+        alsoAggregators: ['hard', 'flat', 'gear-exact'],
+      });
+      expect(Object.keys(result.also)).toEqual(['hard', 'flat', 'gear-exact']);
+      part.forEach((r, i) => {
+        for (const name of ['hard', 'flat', 'gear-exact'] as const) {
+          expect(result.also[name]![i]).toBe(aggregate(compiled[r.rubric]!, name, { p: r.p, d: r.d }).reward);
+        }
+      });
+      const plain = await client.call<Record<string, unknown>>('rubric.scoreColumns', { rubricIds: [ids[0]], p: b64(step[0]!.p) });
+      expect(plain).not.toHaveProperty('also');
+    });
+
     it('report a response with an out-of-range score at its global position and score the rest', async () => {
       const p = step.slice(0, 3).flatMap((r) => r.p);
       const bad = step[0]!.p.length + 1;
@@ -256,6 +275,51 @@ describe('the service methods, over a real socket', () => {
         expect(single.reward).toBe(local.score(items[0]!).reward);
       });
     }
+
+    it('score items naming shared rows (rowIndex) exactly as items carrying their rows, with also', async () => {
+      const { cases } = conformanceTarget('ruscarl');
+      const rows = cases.slice(0, 6).map((c) => c.row);
+      // Two responses per row, in an order that interleaves the rows.
+      const picks = [0, 3, 1, 5, 0, 2, 4, 3, 1, 5, 2, 4];
+      const inline = picks.map((k) => ({ row: cases[k]!.row, response: cases[k]!.response, judgeOutputs: cases[k]!.judgeOutputs }));
+      const shared = picks.map((k) => ({ rowIndex: k, response: cases[k]!.response, judgeOutputs: cases[k]!.judgeOutputs }));
+      type Result = { reward: number; nativeReward: number; effective: number[]; judgments: unknown[]; also?: Record<string, number> };
+      const a = await client.call<{ results: Result[] }>('host.scoreBatch', { host: 'ruscarl', items: inline });
+      const b = await client.call<{ results: Result[] }>('host.scoreBatch', { host: 'ruscarl', items: shared, rows, alsoAggregators: ['flat', 'hard'] });
+      const byAggregator = Object.fromEntries(
+        await Promise.all(['flat', 'hard'].map(async (aggregator) => [aggregator, (await client.call<{ results: Result[] }>('host.scoreBatch', { host: 'ruscarl', items: inline, aggregator })).results] as const)),
+      );
+      b.results.forEach((result, i) => {
+        const { also, ...rest } = result;
+        expect(rest).toEqual(a.results[i]);
+        expect(also).toEqual({ flat: byAggregator.flat![i]!.reward, hard: byAggregator.hard![i]!.reward });
+      });
+      const lean = await client.call<{ results: Record<string, unknown>[] }>('host.scoreBatch', { host: 'ruscarl', items: shared, rows, omit: ['judgments', 'extras'] });
+      lean.results.forEach((result, i) => {
+        const kept: Record<string, unknown> = { ...a.results[i] };
+        delete kept.judgments;
+        delete kept.extras;
+        expect(result).toEqual(kept);
+      });
+    });
+
+    it('fail every item naming a bad shared row at rows[k], and only those', async () => {
+      const [good] = conformanceTarget('ruscarl').cases;
+      const rows = [good!.row, { prompt: [{ role: 'user', content: 'hi' }] }];
+      const items = [
+        { rowIndex: 1, response: 'x', judgeOutputs: [] },
+        { rowIndex: 0, response: good!.response, judgeOutputs: good!.judgeOutputs },
+        { rowIndex: 1, response: 'y', judgeOutputs: [] },
+        { rowIndex: 2, response: 'z', judgeOutputs: [] },
+        { row: good!.row, rowIndex: 0, response: 'w', judgeOutputs: [] },
+      ];
+      const { results } = await client.call<{ results: { index: number; reward?: number; error?: { path: unknown[] } }[] }>('host.scoreBatch', { host: 'ruscarl', items, rows });
+      expect(results[0]!.error?.path).toEqual(['rows', 1, 'reward_model']);
+      expect(results[1]!.reward).toBe(resolveAdapter(createGearContainer('gear'), 'ruscarl').score(good!).reward);
+      expect(results[2]!.error?.path).toEqual(['rows', 1, 'reward_model']);
+      expect(results[3]!.error?.path).toEqual(['items', 3, 'rowIndex']);
+      expect(results[4]!.error?.path).toEqual(['items', 4, 'rowIndex']);
+    });
 
     it('host.requests returns the judge prompts exactly as the adapter builds them', async () => {
       const [first] = conformanceTarget('ruscarl').cases;

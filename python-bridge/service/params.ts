@@ -64,11 +64,18 @@ export const ScoreParamsSchema = ScoreItemSchema.extend(Encoding);
 /** Items stay unknown here: a bad item is data in the result, not a failed request. */
 export const ScoreBatchParamsSchema = z.strictObject({ items: z.array(z.unknown()), ...Aggregation, ...Encoding });
 
+/**
+ * Other aggregators whose rewards a result also carries (`also`), computed from the same reading of
+ * the judge's outputs: what a trainer logs beside its reward, without a second request.
+ */
+export const AlsoAggregatorsSchema = z.array(AggregatorNameSchema).max(5);
+
 export const ScoreColumnsParamsSchema = z.strictObject({
   rubricIds: z.array(z.string().regex(RUBRIC_ID, 'must be "sha256:" followed by 64 lowercase hex digits')),
   p: z.string(),
   /** Judge decisions for hard gating, concatenated like p (optional). */
   d: z.array(z.boolean()).optional(),
+  alsoAggregators: AlsoAggregatorsSchema.optional(),
   ...Aggregation,
 });
 
@@ -76,9 +83,13 @@ const HostSchema = z.enum(SUPPORTED_HOSTS as [SupportedHost, ...SupportedHost[]]
 
 export const HostRequestsParamsSchema = z.strictObject({ host: HostSchema, row: z.unknown(), response: z.string() });
 
+
 export const HostScoreItemSchema = z.strictObject({
   host: HostSchema.optional(),
-  row: z.unknown(),
+  /** The host's row; absent when `rowIndex` names one of the batch's `rows`. */
+  row: z.unknown().optional(),
+  /** Instead of `row`: the index of the batch's `rows` entry this response answers (rows shared by a group travel once). */
+  rowIndex: z.number().int().nonnegative().optional(),
   response: z.string(),
   judgeOutputs: z.array(z.string()),
   /** What an unread criterion counts as (adapters/judge-output/failure-policy.ts); pessimistic by default. */
@@ -87,9 +98,18 @@ export const HostScoreItemSchema = z.strictObject({
 });
 export type HostScoreItem = z.infer<typeof HostScoreItemSchema>;
 
-export const HostScoreParamsSchema = HostScoreItemSchema.extend({ host: HostSchema });
+export const HostScoreParamsSchema = HostScoreItemSchema.omit({ rowIndex: true }).extend({ host: HostSchema, row: z.unknown(), alsoAggregators: AlsoAggregatorsSchema.optional() });
 
-export const HostScoreBatchParamsSchema = z.strictObject({ items: z.array(z.unknown()), host: HostSchema.optional(), ...Aggregation });
+export const HostScoreBatchParamsSchema = z.strictObject({
+  items: z.array(z.unknown()),
+  host: HostSchema.optional(),
+  /** Rows the items name by `rowIndex`: each is parsed once for the whole batch. */
+  rows: z.array(z.unknown()).optional(),
+  alsoAggregators: AlsoAggregatorsSchema.optional(),
+  /** Result fields the caller does not read (a trainer needs rewards and counts, not every criterion's reading). */
+  omit: z.array(z.enum(['judgments', 'extras'])).optional(),
+  ...Aggregation,
+});
 
 export const FcpItemSchema = z.strictObject({ ...RubricRefFields, scores: ScoresSchema });
 

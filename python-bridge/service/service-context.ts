@@ -1,4 +1,4 @@
-import type { AggregatorName } from '../../core/index.js';
+import type { AggregationOptionsInput, AggregatorName, CompiledRubric, Rubric } from '../../core/index.js';
 import { createGearContainer, resolveAdapter, type SupportedHost } from '../../adapters/container.js';
 import type { RubricAdapter } from '../../adapters/rubric-adapter.js';
 import { RubricCache, type ResolvedOptions } from './rubric-cache.js';
@@ -34,6 +34,7 @@ export class ServiceContext {
   /** Set by the server (a bare endpoint has no transport). */
   gauges: () => TransportGauges = () => ({ bufferedBytes: 0, pausedConnections: 0 });
   private readonly adapters = new Map<string, RubricAdapter<unknown>>();
+  private readonly compiledByRubric = new WeakMap<Rubric, WeakMap<AggregationOptionsInput, CompiledRubric>>();
   /** The judge from `gear serve --judge-url` (or GEAR_JUDGE_URL); undefined when none was given. */
   judge: JudgeRuntime | undefined;
   /** Judges for endpoints named in a call's params, one per distinct endpoint list (bounded). */
@@ -58,7 +59,7 @@ export class ServiceContext {
     // Host rows reach core through the adapter's scalarizer: the exact-inference cost is checked
     // here, where the row's rubric is compiled, before the adapter evaluates it.
     const container = createGearContainer(aggregator, options.options, (rubric, opts) => {
-      const compiled = this.cache.compileRubric(rubric, opts);
+      const compiled = this.compiledFor(rubric, opts);
       methodWithinCost(this, compiled, aggregator);
       return compiled;
     });
@@ -66,6 +67,25 @@ export class ServiceContext {
     this.adapters.set(key, adapter);
     if (this.adapters.size > 256) this.adapters.delete(this.adapters.keys().next().value as string);
     return adapter;
+  }
+
+  /**
+   * A host row's rubric compiled through the cache, remembered by the rubric and options objects
+   * themselves: the responses of a batch that share a parsed row (a GRPO group) then skip re-reading
+   * and hashing it (the scalarizer passes one options object per host, see CoreScalarizer). The
+   * memo lives as long as the parsed row does (weak keys).
+   */
+  private compiledFor(rubric: Rubric, opts: AggregationOptionsInput): CompiledRubric {
+    let byOptions = this.compiledByRubric.get(rubric);
+    const hit = byOptions?.get(opts);
+    if (hit !== undefined) return hit;
+    const compiled = this.cache.compileRubric(rubric, opts);
+    if (byOptions === undefined) {
+      byOptions = new WeakMap();
+      this.compiledByRubric.set(rubric, byOptions);
+    }
+    byOptions.set(opts, compiled);
+    return compiled;
   }
 
   /** The judge for a call: its own endpoints when it names some, else the server's. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { GearError, parseWith } from '../../../core/index.js';
+import { GearError, parseWith, type AggregatorName } from '../../../core/index.js';
 import type { SupportedHost } from '../../../adapters/container.js';
 import type { HostFormat, JudgeRequest } from '../../../adapters/host-adapter.js';
 import {
@@ -15,6 +15,7 @@ import type { ServiceContext } from '../service-context.js';
 import { checkBatchSize } from './batch-limit.js';
 import { Slices } from './cooperative.js';
 import { itemError } from './item-error.js';
+import { alsoReward } from './also-reward.js';
 import { defineMethod } from './method.js';
 import { defaultsOf, type Defaults } from './score-item.js';
 
@@ -24,11 +25,11 @@ import { defaultsOf, type Defaults } from './score-item.js';
  * (a TypeError on an object where it expected a string, a RangeError) is still the client's
  * input it could not read: -32602 at the item, with the adapter's error logged for its authors.
  */
-function runAdapter<T>(context: ServiceContext, host: SupportedHost, at: readonly (string | number)[], run: () => T): T {
+function runAdapter<T>(context: ServiceContext, host: SupportedHost, at: readonly (string | number)[], run: () => T, rowAt: readonly (string | number)[] = [...at, 'row']): T {
   try {
     return run();
   } catch (error) {
-    if (error instanceof GearError) throw error.path[0] === 'options' ? error : error.under([...at, 'row']);
+    if (error instanceof GearError) throw error.path[0] === 'options' ? error : error.under(rowAt);
     if (error instanceof ServiceError) throw error;
     const incident = randomUUID();
     const name = error instanceof Error ? error.name : typeof error;
@@ -41,14 +42,61 @@ function runAdapter<T>(context: ServiceContext, host: SupportedHost, at: readonl
   }
 }
 
+/**
+ * The batch's shared `rows`, each parsed at most once per host (the 8 responses of a GRPO group
+ * name one row). A row that does not parse fails every item naming it, at `rows[k]` + its field.
+ */
+class SharedRows {
+  private readonly parsed = new Map<string, { row: unknown } | { error: unknown }>();
+
+  constructor(
+    private readonly context: ServiceContext,
+    private readonly rows: readonly unknown[] | undefined,
+  ) {}
+
+  get(host: SupportedHost, format: HostFormat<unknown>, rowIndex: number, at: readonly (string | number)[]): unknown {
+    if (this.rows === undefined || rowIndex >= this.rows.length) {
+      throw new GearError('invalid_input', [...at, 'rowIndex'], `names rows[${rowIndex}] but the batch has ${this.rows?.length ?? 0} rows`);
+    }
+    const key = `${host}\u0000${rowIndex}`;
+    let entry = this.parsed.get(key);
+    if (entry === undefined) {
+      try {
+        entry = { row: runAdapter(this.context, host, ['rows', rowIndex], () => format.parseRow(this.rows?.[rowIndex]), ['rows', rowIndex]) };
+      } catch (error) {
+        entry = { error };
+      }
+      this.parsed.set(key, entry);
+    }
+    if ('error' in entry) throw entry.error;
+    return entry.row;
+  }
+}
+
 /** Scores one response in a host's own format (its row, its judge's raw outputs) through its adapter. */
-function scoreHostItem(context: ServiceContext, input: unknown, defaults: Defaults & { host?: SupportedHost | undefined }, at: readonly (string | number)[]) {
+function scoreHostItem(
+  context: ServiceContext,
+  input: unknown,
+  defaults: Defaults & { host?: SupportedHost | undefined; also?: readonly AggregatorName[] | undefined },
+  at: readonly (string | number)[],
+  shared?: SharedRows,
+) {
   const item = parseWith(HostScoreItemSchema, input, at);
   const host = item.host ?? defaults.host;
   if (host === undefined) throw new GearError('invalid_input', [...at, 'host'], 'missing: give host per item or for the batch');
   const options = item.options === undefined ? defaults.options : resolveOptions(item.options, [...at, 'options']);
   const adapter = context.adapterFor(host, item.aggregator ?? defaults.aggregator, options);
-  const result = runAdapter(context, host, at, () => adapter.score({ row: item.row, response: item.response, judgeOutputs: item.judgeOutputs, ...(item.onJudgeFailure === undefined ? {} : { onJudgeFailure: item.onJudgeFailure }) }));
+  let row: unknown;
+  if (item.rowIndex !== undefined) {
+    if (item.row !== undefined) throw new GearError('invalid_input', [...at, 'rowIndex'], 'give row or rowIndex, not both');
+    if (shared === undefined) throw new GearError('invalid_input', [...at, 'rowIndex'], 'only host.scoreBatch items name shared rows');
+    row = shared.get(host, adapter.format, item.rowIndex, at);
+  } else {
+    if (item.row === undefined) throw new GearError('invalid_input', [...at, 'row'], 'missing: give the row, or rowIndex naming one of the batch\'s rows');
+    row = runAdapter(context, host, at, () => adapter.format.parseRow(item.row));
+  }
+  const result = runAdapter(context, host, at, () => adapter.scoreRow(row, item.judgeOutputs, item.onJudgeFailure));
+  const also = defaults.also ?? [];
   return {
     host,
     reward: result.reward,
@@ -58,6 +106,9 @@ function scoreHostItem(context: ServiceContext, input: unknown, defaults: Defaul
     judgments: result.judgments,
     failedCriteria: result.failedCriteria,
     extras: result.extras,
+    ...(also.length === 0
+      ? {}
+      : { also: Object.fromEntries(also.map((name) => [name, alsoReward(() => context.adapterFor(host, name, options).rewardOf(row, result.judgments))])) }),
   };
 }
 
@@ -110,7 +161,10 @@ export const hostRequests = defineMethod({
 export const hostScore = defineMethod({
   name: 'host.score',
   params: HostScoreParamsSchema,
-  handle: (params, context) => scoreHostItem(context, params, defaultsOf({}), []),
+  handle: (params, context) => {
+    const { alsoAggregators, ...item } = params;
+    return scoreHostItem(context, item, { ...defaultsOf({}), also: alsoAggregators }, []);
+  },
 });
 
 export const hostScoreBatch = defineMethod({
@@ -118,14 +172,18 @@ export const hostScoreBatch = defineMethod({
   params: HostScoreBatchParamsSchema,
   handle: async (params, context) => {
     checkBatchSize(params.items, context);
-    const defaults = { ...defaultsOf(params), host: params.host };
+    const defaults = { ...defaultsOf(params), host: params.host, also: params.alsoAggregators };
+    const shared = new SharedRows(context, params.rows);
+    const omit = params.omit ?? [];
     const max = context.limits.maxReplyBytes;
     const results = new JsonArrayWriter(max - 20, (bytes) => limitExceeded('maxReplyBytes', max, bytes, 'the answers to these items are too large together; split the batch'));
     const slices = new Slices(context);
     for (let index = 0; index < params.items.length; index++) {
       if (slices.due()) await slices.next();
       try {
-        results.push({ index, ...scoreHostItem(context, params.items[index], defaults, ['items', index]) });
+        const result: Record<string, unknown> = { index, ...scoreHostItem(context, params.items[index], defaults, ['items', index], shared) };
+        for (const field of omit) delete result[field];
+        results.push(result);
       } catch (error) {
         results.push(itemError(index, error));
       }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { GearError, parseWith, AggregatorNameSchema } from '../../../core/index.js';
+import { GearError, parseWith, AggregatorNameSchema, type AggregatorName } from '../../../core/index.js';
+import { AlsoAggregatorsSchema } from '../params.js';
+import { alsoReward } from './also-reward.js';
 import { SUPPORTED_HOSTS, type SupportedHost } from '../../../adapters/container.js';
 import { JudgeOptionsSchema } from '../../../judge/pipeline/judge-options.js';
 import { EndpointConfigSchema } from '../../../judge/transport/endpoint-config.js';
@@ -20,6 +22,8 @@ const JudgeFields = {
   judge: JudgeOptionsSchema.optional(),
   /** Endpoints for this call instead of the server's --judge-url. */
   endpoints: z.array(EndpointConfigSchema).min(1).optional(),
+  /** Rewards of the same verdicts under other aggregators, in each result's `also`. */
+  alsoAggregators: AlsoAggregatorsSchema.optional(),
 };
 
 export const JudgeItemSchema = z.strictObject({
@@ -61,6 +65,7 @@ interface Defaults {
   readonly host: SupportedHost | undefined;
   readonly aggregator: z.infer<typeof AggregatorNameSchema>;
   readonly options: ResolvedOptions;
+  readonly also: readonly AggregatorName[];
 }
 
 async function judgeItem(context: ServiceContext, judge: JudgeRuntime, input: unknown, defaults: Defaults, judgeOptions: z.infer<typeof JudgeOptionsSchema> | undefined, at: readonly (string | number)[]) {
@@ -70,7 +75,15 @@ async function judgeItem(context: ServiceContext, judge: JudgeRuntime, input: un
   const options = item.options === undefined ? defaults.options : resolveOptions(item.options, [...at, 'options']);
   const adapter = context.adapterFor(host, item.aggregator ?? defaults.aggregator, options);
   try {
-    return { ...(item.id === undefined ? {} : { id: item.id }), ...resultOf(await judge.judge(adapter, item.row, item.response, judgeOptions)) };
+    const result = await judge.judge(adapter, item.row, item.response, judgeOptions);
+    const also =
+      defaults.also.length === 0
+        ? {}
+        : (() => {
+            const row = adapter.format.parseRow(item.row);
+            return { also: Object.fromEntries(defaults.also.map((name) => [name, alsoReward(() => context.adapterFor(host, name, options).rewardOf(row, result.criteria))])) };
+          })();
+    return { ...(item.id === undefined ? {} : { id: item.id }), ...resultOf(result), ...also };
   } catch (error) {
     if (error instanceof GearError && error.code === 'invalid_input') throw error.under([...at, 'row']);
     throw error;
@@ -82,7 +95,7 @@ export const judgeScore = defineMethod({
   params: JudgeScoreParamsSchema,
   handle: async (params, context) => {
     const judge = requireJudge(context, params.endpoints);
-    const defaults = { host: params.host, aggregator: params.aggregator ?? 'gear', options: resolveOptions(params.options) } as const;
+    const defaults = { host: params.host, aggregator: params.aggregator ?? 'gear', options: resolveOptions(params.options), also: params.alsoAggregators ?? [] } as const;
     return judgeItem(context, judge, { host: params.host, row: params.row, response: params.response }, defaults, params.judge, []);
   },
 });
@@ -93,7 +106,7 @@ export const judgeScoreBatch = defineMethod({
   handle: async (params, context) => {
     checkBatchSize(params.items, context);
     const judge = requireJudge(context, params.endpoints);
-    const defaults = { host: params.host, aggregator: params.aggregator ?? 'gear', options: resolveOptions(params.options) } as const;
+    const defaults = { host: params.host, aggregator: params.aggregator ?? 'gear', options: resolveOptions(params.options), also: params.alsoAggregators ?? [] } as const;
     // Every item's requests go out together; the transport's per-endpoint limits pace them.
     const results = await Promise.all(
       params.items.map(async (item, index) => {

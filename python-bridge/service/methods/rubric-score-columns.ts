@@ -8,11 +8,13 @@ import { checkBatchSize } from './batch-limit.js';
 import { itemError, type ItemError } from './item-error.js';
 import { defineMethod } from './method.js';
 import { checkRubricIdsKnown } from './resolve-rubric.js';
+import { alsoReward } from './also-reward.js';
 
 /**
  * A GRPO step in columns: one registered rubric id per response and every response's scores in
  * one float64-base64 string, concatenated in response order (each response has as many as its
- * rubric has criteria), decisions `d` (optional, for hard gating) likewise as one boolean array. Rewards come back as arrays, effective scores as one string again. The
+ * rubric has criteria), decisions `d` (optional, for hard gating) likewise as one boolean array. Rewards come back as arrays, effective scores as one string again;
+ * `alsoAggregators` adds `also: {name: rewards}` from the same scores (a trainer's side metrics). The
  * same arithmetic as rubric.scoreBatch, without per-item objects on either side of the socket.
  */
 export const rubricScoreColumns = defineMethod({
@@ -51,6 +53,9 @@ export const rubricScoreColumns = defineMethod({
     const rewards: (number | null)[] = new Array<number | null>(rubricIds.length);
     const flat: (number | null)[] = new Array<number | null>(rubricIds.length);
     const methods: (string | null)[] = new Array<string | null>(rubricIds.length);
+    const alsoNames = params.alsoAggregators ?? [];
+    const also = alsoNames.map(() => new Array<number | null>(rubricIds.length).fill(null));
+    const scratch = new Float64Array(Math.max(0, ...sizes));
     const errors: ItemError[] = [];
     let offset = 0;
     const slices = new Slices(context);
@@ -71,6 +76,11 @@ export const rubricScoreColumns = defineMethod({
         rewards[index] = result.reward;
         methods[index] = result.method;
         flat[index] = result.method === 'flat' ? result.reward : computeReward(rubric, pi);
+        for (let k = 0; k < alsoNames.length; k++) {
+          const name = alsoNames[k] as AggregatorName;
+          // A side metric that cannot be had (gear-exact over maxExactCost) is null, not the item's error.
+          (also[k] as (number | null)[])[index] = alsoReward(() => aggregate(rubric, methodWithinCost(context, rubric, name), scores, scratch.subarray(0, rubric.size)).reward);
+        }
       } catch (error) {
         errors.push(itemError(index, error, ['rubricIds', index]));
         rewards[index] = null;
@@ -80,6 +90,14 @@ export const rubricScoreColumns = defineMethod({
       }
       offset += size;
     }
-    return { rewards, flat, methods, sizes, effective: encodeFloat64Base64(q), errors };
+    return {
+      rewards,
+      flat,
+      methods,
+      sizes,
+      effective: encodeFloat64Base64(q),
+      errors,
+      ...(alsoNames.length === 0 ? {} : { also: Object.fromEntries(alsoNames.map((name, k) => [name, also[k]])) }),
+    };
   },
 });

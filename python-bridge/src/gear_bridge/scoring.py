@@ -1,8 +1,12 @@
 """Scoring parsed rows through one client: registration, batching, re-registration, error paths.
 
 :class:`Scorer` sends canonical / official-gear rows as one ``rubric.scoreColumns`` that refers to
-registered rubrics (``rubric.scoreBatch`` items when rubrics go inline or the server lacks it), and host rows as ``host.scoreBatch`` items; a list of responses goes out as one
-request per kind (split only where the server's ``maxBatchItems`` or ``maxPayloadBytes`` demand it).
+registered rubrics (``rubric.scoreBatch`` items when rubrics go inline or the server lacks it), and
+host rows as ``host.scoreBatch`` items naming the batch's distinct rows by index (a GRPO group's
+row travels and is parsed once); a list of responses goes out as one request per kind (split only
+where the server's ``maxBatchItems`` or ``maxPayloadBytes`` demand it). Rewards under other
+aggregators (``also``) come back with the same request (``alsoAggregators``), or from one request
+per aggregator on a server without it.
 Errors the server reports for an item are raised as :class:`RowError` at the row's own field
 (``extra_info.gear.rubric.criteria[2].weight``, ``extra_info.gear_judgments.p[4]``).
 """
@@ -12,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from .asyncio.client import AsyncClient
@@ -28,8 +32,6 @@ logger = logging.getLogger("gear_bridge.scoring")
 #: The keys of every score dict the VERL glue returns, in order (VERL builds arrays from the first).
 SCORE_KEYS = ("score", "native_score", "num_criteria", "unread_judgments")
 
-#: Judgment read statuses that mean the judge's output could not be read for a criterion.
-_UNREAD = frozenset({"missing", "unparsable", "invalid-value", "duplicate"})
 _RESEND_UNKNOWN = 3
 #: Stands for "no registration: the rubric travels inline" in the last resort of a batch.
 _INLINE = Registration("", "", 0, {})
@@ -64,6 +66,8 @@ class Score:
         method: the aggregation method used (``auto`` resolves to one).
         effective: per-criterion effective scores, in rubric order.
         unread_judgments: criteria whose judge output could not be read (hosts; 0 otherwise).
+        also: the rewards of the same judgments under the ``also`` aggregators asked for (None where
+            that aggregator cannot score the rubric, e.g. gear-exact over the server's cost limit).
     """
 
     reward: float
@@ -71,6 +75,7 @@ class Score:
     method: str
     effective: tuple[float, ...]
     unread_judgments: int = 0
+    also: Mapping[str, float | None] = field(default_factory=dict)
 
     def fields(self) -> dict[str, float | int]:
         """The VERL score dict: the same keys (:data:`SCORE_KEYS`) for every row and format."""
@@ -129,6 +134,9 @@ class Scorer:
         #: Registered rubrics go out as one ``rubric.scoreColumns`` (no per-item objects on either
         #: side: about half the time of scoreBatch for a GRPO step); False after a server without it.
         self.columns = True
+        #: Rewards under ``also`` aggregators travel in the scoring request itself; False after a
+        #: server that rejects ``alsoAggregators`` (one request per aggregator then).
+        self.also_in_request = True
 
     async def score(
         self,
@@ -137,6 +145,7 @@ class Scorer:
         aggregator: str = "gear",
         options: Mapping[str, Any] | None = None,
         host: str | None = None,
+        also: Sequence[str] = (),
     ) -> list[Score]:
         """Scores every request; one ``rubric.scoreColumns`` and/or one ``host.scoreBatch`` request.
 
@@ -145,6 +154,7 @@ class Scorer:
             aggregator: the aggregator for all of them.
             options: aggregation options for all of them (None: the server's defaults).
             host: a host that replaces the format of host rows (None: each row's own).
+            also: other aggregators whose rewards each :class:`Score` carries in ``also``.
 
         Raises:
             RowError: a row or judgment the server rejected, at its field.
@@ -152,7 +162,7 @@ class Scorer:
             BridgeConnectionError: no answer could be had.
         """
         scores: list[Score] = []
-        for outcome in await self.score_each(requests, aggregator=aggregator, options=options, host=host):
+        for outcome in await self.score_each(requests, aggregator=aggregator, options=options, host=host, also=also):
             if isinstance(outcome, Exception):
                 raise outcome
             scores.append(outcome)
@@ -165,6 +175,7 @@ class Scorer:
         aggregator: str = "gear",
         options: Mapping[str, Any] | None = None,
         host: str | None = None,
+        also: Sequence[str] = (),
     ) -> list[Score | RowError | ConfigError]:
         """Like :meth:`score`, but a bad item's error is returned in its place (the others are scored).
 
@@ -172,14 +183,46 @@ class Scorer:
             ConfigError: the server rejected ``options`` or ``aggregator`` (every item would fail).
             BridgeConnectionError: no answer could be had.
         """
+        also = tuple(also)
+        if also and self.also_in_request:
+            try:
+                return await self._score_each(requests, aggregator, options, host, also)
+            except InvalidParams as error:
+                if error.path[:1] != ("alsoAggregators",):
+                    raise
+                logger.warning("the server does not take alsoAggregators; asking once per aggregator")
+                self.also_in_request = False  # an older server
+        outcomes = await self._score_each(requests, aggregator, options, host, ())
+        if not also:
+            return outcomes
+        others = await asyncio.gather(*(self._score_each(requests, name, options, host, ()) for name in also))
+        merged: list[Score | RowError | ConfigError] = []
+        for k, outcome in enumerate(outcomes):
+            if isinstance(outcome, Score):
+                values: dict[str, float | None] = {}
+                for name, other in zip(also, others):
+                    given = other[k]
+                    values[name] = given.reward if isinstance(given, Score) else None
+                outcome = Score(outcome.reward, outcome.native_reward, outcome.method, outcome.effective, outcome.unread_judgments, values)
+            merged.append(outcome)
+        return merged
+
+    async def _score_each(
+        self,
+        requests: Sequence[ScoreRequest],
+        aggregator: str,
+        options: Mapping[str, Any] | None,
+        host: str | None,
+        also: tuple[str, ...],
+    ) -> list[Score | RowError | ConfigError]:
         out: list[Score | RowError | ConfigError | None] = [None] * len(requests)
         rubric_rows = [i for i, r in enumerate(requests) if not r.row.is_host]
         host_rows = [i for i, r in enumerate(requests) if r.row.is_host]
         jobs = []
         if rubric_rows:
-            jobs.append(self._score_rubric_rows(requests, rubric_rows, out, aggregator, options))
+            jobs.append(self._score_rubric_rows(requests, rubric_rows, out, aggregator, options, also))
         if host_rows:
-            jobs.append(self._score_host_rows(requests, host_rows, out, aggregator, options, host))
+            jobs.append(self._score_host_rows(requests, host_rows, out, aggregator, options, host, also))
         await asyncio.gather(*jobs)
         done: list[Score | RowError | ConfigError] = []
         for outcome in out:
@@ -194,6 +237,7 @@ class Scorer:
         out: list[Score | RowError | ConfigError | None],
         aggregator: str,
         options: Mapping[str, Any] | None,
+        also: tuple[str, ...],
     ) -> None:
         inline = False
         for attempt in range(_RESEND_UNKNOWN + 1):
@@ -226,14 +270,24 @@ class Scorer:
             columns = self.columns and not inline and encoding == FLOAT64_BASE64 and _uniform_decisions(judgments)
             try:
                 if columns:
-                    results = await self._score_columns([r.rubric_id for r in registrations], judgments, aggregator, options)
+                    results = await self._score_columns([r.rubric_id for r in registrations], judgments, aggregator, options, also)
                 else:
-                    results = await self._batched(
-                        lambda chunk: self.client.score_batch(chunk, aggregator=aggregator, options=options, encoding=encoding),
-                        [{**ref, "scores": judgment.to_wire(encoding)} for ref, judgment in items],
-                        aggregator,
-                        options,
-                    )
+                    wire = [{**ref, "scores": judgment.to_wire(encoding)} for ref, judgment in items]
+                    # rubric.scoreBatch has no alsoAggregators: one batch per aggregator, at once.
+                    per_aggregator = await asyncio.gather(*(
+                        self._batched(
+                            lambda chunk, name=name: self.client.score_batch(chunk, aggregator=name, options=options, encoding=encoding),
+                            wire,
+                            name,
+                            options,
+                        )
+                        for name in (aggregator, *also)
+                    ))
+                    results = per_aggregator[0]
+                    for name, other in zip(also, per_aggregator[1:]):
+                        for result, extra in zip(results, other):
+                            if "error" not in result:
+                                result.setdefault("also", {})[name] = extra.get("reward")
             except MethodNotFound:
                 if not columns:
                     raise
@@ -272,7 +326,9 @@ class Scorer:
                 else:
                     effective = result["effective"]
                     values = decode_float64(effective) if isinstance(effective, str) else tuple(effective)
-                    out[index] = Score(float(result["reward"]), float(result["flat"]), str(result["method"]), values)
+                    out[index] = Score(
+                        float(result["reward"]), float(result["flat"]), str(result["method"]), values, 0, _also_of(result, also)
+                    )
             return
 
     async def _register_all(self, requests: Sequence[ScoreRequest]) -> list[Registration | RowError | ConfigError]:
@@ -302,34 +358,44 @@ class Scorer:
         aggregator: str,
         options: Mapping[str, Any] | None,
         host: str | None,
+        also: tuple[str, ...],
     ) -> None:
-        items = []
-        for index in indices:
-            request = requests[index]
-            assert isinstance(request.judgment, tuple)
-            items.append(
-                {
-                    "host": host or request.row.format,
-                    "row": request.row.content,
-                    "response": request.response,
-                    "judgeOutputs": list(request.judgment),
-                }
+        # A GRPO group's responses share one row: each distinct row goes once per request (rows[k]),
+        # and its items name it by index, so the server parses it once, not once per response.
+        max_items, max_bytes = await self._server_limits()
+        chunks = _host_chunks([requests[i] for i in indices], host, max_items, max_bytes, aggregator, options)
+
+        async def send(chunk: _HostChunk) -> list[dict[str, Any]]:
+            return await self.client.host_score_batch(
+                chunk.items, rows=chunk.rows, aggregator=aggregator, options=options, also_aggregators=also or None,
+                omit=("judgments", "extras"),  # per-criterion readings and host extras: not read here
             )
+
         try:
-            results = await self._batched(
-                lambda chunk: self.client.host_score_batch(chunk, aggregator=aggregator, options=options), items, aggregator, options
-            )
+            answers = await asyncio.gather(*(send(chunk) for chunk in chunks))
         except InvalidParams as error:
             raise self._envelope_error(error) from None
+        results: list[dict[str, Any]] = []
+        for chunk, answer in zip(chunks, answers):
+            if len(answer) != len(chunk.items):
+                raise RowError((), f"the server answered {len(answer)} results for {len(chunk.items)} items")
+            results.extend(answer)
         for index, result in zip(indices, results):
             request = requests[index]
             if "error" in result:
                 error_info = result["error"]
-                out[index] = _field_error(request, error_info.get("path", [])[2:], str(error_info.get("message", "")))
+                path = list(error_info.get("path", []))
+                # A shared row's error is reported at rows[k] + its field: the item's own row here.
+                relative = ["row", *path[2:]] if path[:1] == ["rows"] else path[2:]
+                out[index] = _field_error(request, relative, str(error_info.get("message", "")))
                 continue
-            unread = sum(1 for j in result.get("judgments", []) if isinstance(j, dict) and j.get("status") in _UNREAD)
             out[index] = Score(
-                float(result["reward"]), float(result["nativeReward"]), str(result["method"]), tuple(result["effective"]), unread
+                float(result["reward"]),
+                float(result["nativeReward"]),
+                str(result["method"]),
+                tuple(result["effective"]),
+                int(result["failedCriteria"]),
+                _also_of(result, also),
             )
 
     async def _batched(self, send: Any, items: list[dict[str, Any]], aggregator: str, options: Mapping[str, Any] | None) -> list[dict[str, Any]]:
@@ -359,7 +425,7 @@ class Scorer:
         return max_items, max_bytes
 
     async def _score_columns(
-        self, rubric_ids: list[str], judgments: list[Judgment], aggregator: str, options: Mapping[str, Any] | None
+        self, rubric_ids: list[str], judgments: list[Judgment], aggregator: str, options: Mapping[str, Any] | None, also: tuple[str, ...]
     ) -> list[dict[str, Any]]:
         """``rubric.scoreColumns`` in as few requests as the server's limits allow, its answer
         reshaped into ``rubric.scoreBatch`` results (item error paths included) for the caller."""
@@ -379,7 +445,7 @@ class Scorer:
             size += item_bytes
         bounds.append((start, len(judgments)))
         answers = await asyncio.gather(
-            *(self._columns_request(rubric_ids[a:b], judgments[a:b], aggregator, options) for a, b in bounds if b > a)
+            *(self._columns_request(rubric_ids[a:b], judgments[a:b], aggregator, options, also) for a, b in bounds if b > a)
         )
         results: list[dict[str, Any]] = []
         for (a, _), answer in zip(bounds, answers):
@@ -387,7 +453,7 @@ class Scorer:
         return results
 
     async def _columns_request(
-        self, rubric_ids: list[str], judgments: list[Judgment], aggregator: str, options: Mapping[str, Any] | None
+        self, rubric_ids: list[str], judgments: list[Judgment], aggregator: str, options: Mapping[str, Any] | None, also: tuple[str, ...]
     ) -> list[dict[str, Any]]:
         scores = [j for j in judgments if isinstance(j, JudgeScores)]
         params: dict[str, Any] = {
@@ -399,6 +465,8 @@ class Scorer:
             params["d"] = [x for j in scores for x in (j.d or ())]
         if options is not None:
             params["options"] = options
+        if also:
+            params["alsoAggregators"] = list(also)
         answer = await self.client.call("rubric.scoreColumns", params)
         return self._reshape_columns(answer)
 
@@ -406,6 +474,7 @@ class Scorer:
     def _reshape_columns(answer: Mapping[str, Any]) -> list[dict[str, Any]]:
         effective = decode_float64(answer["effective"])
         errors = {int(e["index"]): e["error"] for e in answer["errors"]}
+        also_columns: Mapping[str, Sequence[float | None]] = answer.get("also") or {}
         results: list[dict[str, Any]] = []
         offset = 0
         for index, size in enumerate(answer["sizes"]):
@@ -427,6 +496,7 @@ class Scorer:
                         "flat": answer["flat"][index],
                         "method": answer["methods"][index],
                         "effective": effective[offset : offset + size],
+                        **({"also": {name: column[index] for name, column in also_columns.items()}} if also_columns else {}),
                     }
                 )
             offset += int(size)
@@ -453,6 +523,78 @@ def _reason(error: InvalidParams) -> str:
 
 
 _ENVELOPE_SLACK = 1024
+
+
+def _also_of(result: Mapping[str, Any], also: tuple[str, ...]) -> dict[str, float | None]:
+    """A result's ``also`` rewards, in the order asked (None where the server gave none)."""
+    given = result.get("also") or {}
+    out: dict[str, float | None] = {}
+    for name in also:
+        value = given.get(name)
+        out[name] = float(value) if isinstance(value, (int, float)) else None
+    return out
+
+
+@dataclass
+class _HostChunk:
+    """One ``host.scoreBatch``: items naming ``rows`` by index, and the distinct rows they name."""
+
+    items: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[Mapping[str, Any]] = field(default_factory=list)
+    row_index: dict[str, int] = field(default_factory=dict)
+    #: An upper bound of the request's bytes (see :func:`_json_bound`).
+    bound: int = 0
+
+
+def _json_bound(text: str) -> int:
+    """Bytes a string can take in JSON at most: every character escaped as ``\\uXXXX``, plus quotes."""
+    return 6 * len(text) + 2
+
+
+def _host_chunks(
+    requests: Sequence[ScoreRequest],
+    host: str | None,
+    max_items: int | None,
+    max_bytes: int | None,
+    aggregator: str,
+    options: Mapping[str, Any] | None,
+) -> list[_HostChunk]:
+    """Splits host items into requests within the server's limits, each carrying the rows it names.
+
+    Sizes are bounded, not measured: a row's bytes are counted exactly once (it is serialised once
+    to measure it), a response's and judge outputs' by their worst-case escaping, so no chunk can
+    exceed ``maxPayloadBytes`` however its text escapes.
+    """
+    budget = None
+    if max_bytes is not None:
+        envelope = len(json.dumps({"aggregator": aggregator, "options": options}, separators=(",", ":")).encode("utf-8"))
+        budget = max_bytes - envelope - _ENVELOPE_SLACK
+    row_bytes: dict[str, int] = {}
+    chunks: list[_HostChunk] = [_HostChunk()]
+    for request in requests:
+        assert isinstance(request.judgment, tuple)
+        key = request.row.key
+        if budget is not None and key not in row_bytes:
+            row_bytes[key] = len(json.dumps(request.row.content, separators=(",", ":"), ensure_ascii=False).encode("utf-8")) + 1
+        item_bound = 64 + len(host or request.row.format) + _json_bound(request.response) + sum(_json_bound(o) + 1 for o in request.judgment)
+        chunk = chunks[-1]
+        added = item_bound + (row_bytes.get(key, 0) if key not in chunk.row_index else 0)
+        full = (max_items is not None and len(chunk.items) >= max_items) or (
+            budget is not None and chunk.items and chunk.bound + added > budget
+        )
+        if full:
+            chunk = _HostChunk()
+            chunks.append(chunk)
+            added = item_bound + row_bytes.get(key, 0)
+        row = chunk.row_index.get(key)
+        if row is None:
+            row = chunk.row_index[key] = len(chunk.rows)
+            chunk.rows.append(request.row.content)
+        chunk.items.append(
+            {"host": host or request.row.format, "rowIndex": row, "response": request.response, "judgeOutputs": list(request.judgment)}
+        )
+        chunk.bound += added
+    return [c for c in chunks if c.items]
 
 
 def _chunks(

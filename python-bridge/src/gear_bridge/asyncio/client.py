@@ -431,11 +431,20 @@ class AsyncClient:
         host: str | None = None,
         aggregator: str | None = None,
         options: Mapping[str, Any] | None = None,
+        rows: Sequence[Mapping[str, Any]] | None = None,
+        also_aggregators: Sequence[str] | None = None,
+        omit: Sequence[str] | None = None,
     ) -> list[dict[str, Any]]:
-        """``host.scoreBatch``: ``{host?, row, response, judgeOutputs, aggregator?, options?}`` items.
+        """``host.scoreBatch``: ``{host?, row | rowIndex, response, judgeOutputs, aggregator?, options?}`` items.
+
+        Args:
+            rows: rows the items name by ``rowIndex`` (a row its responses share is sent and parsed once).
+            also_aggregators: aggregators whose rewards of the same judgments each result carries in ``also``.
+            omit: result fields not to send back (``judgments``, ``extras``).
 
         Returns:
-            One result per item, in order (``{index, error}`` for a bad item).
+            One result per item, in order (``{index, error}`` for a bad item; a bad shared row fails
+            each item naming it, at ``rows[k]``).
 
         Raises:
             LimitExceeded: too many items or bytes.
@@ -443,6 +452,12 @@ class AsyncClient:
         params: dict[str, Any] = {"items": list(items)}
         if host is not None:
             params["host"] = host
+        if rows is not None:
+            params["rows"] = list(rows)
+        if also_aggregators is not None:
+            params["alsoAggregators"] = list(also_aggregators)
+        if omit is not None:
+            params["omit"] = list(omit)
         _aggregation(params, aggregator, options)
         result = await self.call("host.scoreBatch", params)
         return _results(result)
@@ -479,6 +494,7 @@ class AsyncClient:
         judge: Mapping[str, Any] | None = None,
         endpoints: Sequence[Mapping[str, Any]] | None = None,
         timeout: float | None = _UNSET,
+        also_aggregators: Sequence[str] | None = None,
     ) -> list[dict[str, Any]]:
         """``judge.scoreBatch``: the service judges each ``{host?, row, response, id?}`` with its LLM
         judge (or ``endpoints``) and scores it.
@@ -489,6 +505,7 @@ class AsyncClient:
             judge: judge options (decoding, structuredOutput, pFrom, maxReasks, onJudgeFailure).
             endpoints: OpenAI-compatible endpoints for this call instead of the server's own judge.
             timeout: the wait for the answer (judging takes long); the client's by default.
+            also_aggregators: aggregators whose rewards of the same verdicts each result carries in ``also``.
 
         Returns:
             One result per item, in order: ``{index, reward, nativeReward, method, effective,
@@ -505,6 +522,8 @@ class AsyncClient:
             params["judge"] = judge
         if endpoints is not None:
             params["endpoints"] = list(endpoints)
+        if also_aggregators is not None:
+            params["alsoAggregators"] = list(also_aggregators)
         result = await self.call("judge.scoreBatch", params, timeout=timeout)
         return _results(result)
 

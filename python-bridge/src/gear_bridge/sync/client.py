@@ -163,13 +163,18 @@ class Client:
         host: str | None = None,
         aggregator: str | None = None,
         options: Mapping[str, Any] | None = None,
+        rows: Sequence[Mapping[str, Any]] | None = None,
+        also_aggregators: Sequence[str] | None = None,
+        omit: Sequence[str] | None = None,
     ) -> list[dict[str, Any]]:
         """``host.scoreBatch``; see ``AsyncClient.host_score_batch``.
 
         Raises:
             LimitExceeded: too many items or bytes.
         """
-        return self._thread.run(self._client.host_score_batch(items, host=host, aggregator=aggregator, options=options))
+        return self._thread.run(
+            self._client.host_score_batch(items, host=host, aggregator=aggregator, options=options, rows=rows, also_aggregators=also_aggregators, omit=omit)
+        )
 
     def fcp(
         self,
@@ -195,12 +200,13 @@ class Client:
         judge: Mapping[str, Any] | None = None,
         endpoints: Sequence[Mapping[str, Any]] | None = None,
         timeout: float | None = _UNSET,
+        also_aggregators: Sequence[str] | None = None,
     ) -> list[dict[str, Any]]:
         """``judge.scoreBatch``; see ``AsyncClient.judge_score_batch``."""
         wait: dict[str, Any] = {} if timeout is _UNSET else {"timeout": timeout}
         return self._thread.run(
             self._client.judge_score_batch(
-                items, host=host, aggregator=aggregator, options=options, judge=judge, endpoints=endpoints, **wait
+                items, host=host, aggregator=aggregator, options=options, judge=judge, endpoints=endpoints, also_aggregators=also_aggregators, **wait
             )
         )
 

@@ -158,10 +158,25 @@ class Rewarder:
         return done
 
     def _wanted(self, free: Sequence[str]) -> list[str]:
-        """The metric aggregators a second request must compute (the rest are known already)."""
+        """The metric aggregators the request must also compute (the rest are known already)."""
         if not self.settings.metrics:
             return []
         return [a for a in _METRIC_AGGREGATORS.values() if a != self.settings.aggregator and a not in free]
+
+    def _metrics(self, score: Score, flat_is_native: bool) -> dict[str, float] | None:
+        """The gear / flat / hard rewards of one response's judgments (one request gave them all)."""
+        if not self.settings.metrics:
+            return None
+        metrics: dict[str, float] = {}
+        for key, aggregator in _METRIC_AGGREGATORS.items():
+            if aggregator == self.settings.aggregator:
+                metrics[key] = score.reward
+            elif aggregator == "flat" and flat_is_native:
+                metrics[key] = score.native_reward
+            else:
+                value = score.also.get(aggregator)
+                metrics[key] = float("nan") if value is None else value
+        return metrics
 
     async def _score_given(
         self, samples: Sequence[Sample], indices: list[int], out: list[dict[str, float | int] | RowError | ConfigError | None]
@@ -169,33 +184,18 @@ class Rewarder:
         settings = self.settings
         # Rubric rows return the flat reward with every request; host rows return their native one.
         groups = [[i for i in indices if not samples[i].row.is_host], [i for i in indices if samples[i].row.is_host]]
+        jobs = []
         for group, free in zip(groups, (("flat",), ())):
-            if not group:
-                continue
-            requests = [samples[i].request() for i in group]
-            wanted = self._wanted(free)
-            answers = await asyncio.gather(
-                self.scorer.score_each(requests, aggregator=settings.aggregator, options=settings.options, host=settings.host),
-                *(self.scorer.score_each(requests, aggregator=a, options=settings.options, host=settings.host) for a in wanted),
-            )
-            primary, extra = answers[0], dict(zip(wanted, answers[1:]))
-            for k, index in enumerate(group):
-                score = primary[k]
-                if not isinstance(score, Score):
-                    out[index] = score
-                    continue
-                metrics = None
-                if settings.metrics:
-                    metrics = {}
-                    for key, aggregator in _METRIC_AGGREGATORS.items():
-                        if aggregator == settings.aggregator:
-                            metrics[key] = score.reward
-                        elif aggregator == "flat" and not samples[index].row.is_host:
-                            metrics[key] = score.native_reward
-                        else:
-                            other = extra[aggregator][k]
-                            metrics[key] = other.reward if isinstance(other, Score) else float("nan")
-                out[index] = _fields(score, None, metrics)
+            if group:
+                requests = [samples[i].request() for i in group]
+                jobs.append(self.scorer.score_each(requests, aggregator=settings.aggregator, options=settings.options,
+                                                   host=settings.host, also=self._wanted(free)))
+            else:
+                jobs.append(_nothing())
+        answers = await asyncio.gather(*jobs)
+        for group, answer, flat_is_native in zip(groups, answers, (True, False)):
+            for index, score in zip(group, answer):
+                out[index] = _fields(score, None, self._metrics(score, flat_is_native)) if isinstance(score, Score) else score
 
     def _judge_items(self, samples: Sequence[Sample], indices: list[int]) -> list[dict[str, Any]]:
         items = []
@@ -211,7 +211,7 @@ class Rewarder:
             items.append({"host": self.settings.host or sample.row.format, "row": sample.row.content, "response": sample.response})
         return items
 
-    async def _judge_call(self, items: list[dict[str, Any]], aggregator: str) -> list[dict[str, Any]]:
+    async def _judge_call(self, items: list[dict[str, Any]], aggregator: str, also: Sequence[str]) -> list[dict[str, Any]]:
         settings = self.settings
         try:
             return await self.client.judge_score_batch(
@@ -221,6 +221,7 @@ class Rewarder:
                 judge=settings.judge_options,
                 endpoints=self.endpoints,
                 timeout=None if settings.timeout is None else max(settings.timeout, JUDGE_CALL_TIMEOUT),
+                also_aggregators=list(also) or None,
             )
         except InvalidParams as error:
             head = error.path[:1]
@@ -251,14 +252,10 @@ class Rewarder:
                 out[index] = error
         if not items:
             return
-        results = await self._judge_call(items, settings.aggregator)
-        good = [k for k, r in enumerate(results) if "error" not in r]
-        wanted = self._wanted(())
-        # The other aggregators' rewards of the same verdicts: the judge's answers come from its cache.
-        extra_answers = await asyncio.gather(*(self._judge_call([items[k] for k in good], a) for a in wanted)) if good and wanted else []
-        extra = {a: dict(zip(good, answers)) for a, answers in zip(wanted, extra_answers)}
+        # The other aggregators' rewards of the same verdicts come back in each result's "also".
+        results = await self._judge_call(items, settings.aggregator, self._wanted(()))
         failed_criteria = failed_requests = 0
-        for k, (index, result) in enumerate(zip(sendable, results)):
+        for index, result in zip(sendable, results):
             sample = samples[index]
             if "error" in result:
                 item_error = result["error"]
@@ -267,17 +264,9 @@ class Rewarder:
             stats = result.get("judge", {}).get("stats", {})
             failed_criteria += int(result.get("failedCriteria", 0))
             failed_requests += int(stats.get("failedRequests", 0))
-            score = Score(float(result["reward"]), float(result["nativeReward"]), str(result["method"]), tuple(result["effective"]))
-            metrics = None
-            if settings.metrics:
-                metrics = {}
-                for key, aggregator in _METRIC_AGGREGATORS.items():
-                    if aggregator == settings.aggregator:
-                        metrics[key] = score.reward
-                    else:
-                        other = extra[aggregator].get(k, {})
-                        metrics[key] = float(other["reward"]) if "reward" in other else float("nan")
-            out[index] = _fields(score, result, metrics)
+            also = {name: (float(v) if isinstance(v, (int, float)) else None) for name, v in (result.get("also") or {}).items()}
+            score = Score(float(result["reward"]), float(result["nativeReward"]), str(result["method"]), tuple(result["effective"]), 0, also)
+            out[index] = _fields(score, result, self._metrics(score, False))
         if failed_criteria or failed_requests:
             policy = (settings.judge_options or {}).get("onJudgeFailure", "pessimistic")
             logger.warning(
@@ -285,6 +274,10 @@ class Rewarder:
                 "(against the response), counted in reward_extra_info judge_failed_criteria",
                 failed_criteria, len(sendable), failed_requests, policy,
             )
+
+
+async def _nothing() -> list[Score | RowError | ConfigError]:
+    return []
 
 
 def describe_endpoints(endpoints: Sequence[Mapping[str, Any]] | None) -> str:
