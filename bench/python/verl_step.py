@@ -7,11 +7,13 @@ Run with the verl venv (scripts/verl-venv) from the repository root:
 
 One GRPO step is 896 responses (112 prompts x 8 rollouts) on the 30 HealthBench oss_eval rubrics
 with their graphs, judgments precomputed (judge scores for canonical rows, RuscaRL grader outputs for
-ruscarl rows). Each path is driven by verl's own code: RewardLoopWorker.compute_score_batch (one
+ruscarl rows). As in training, every prompt of every step is new: each prompt's row is made distinct
+(its step and prompt number appended to one text field), so no step reuses a rubric registration
+or a row another prompt or step already sent; the 8 rollouts of a prompt share its row by reference. Each path is driven by verl's own code: RewardLoopWorker.compute_score_batch (one
 worker, the step in the 8 chunks of 112 that verl's 8 workers get, one after the other) with the
 reward-loop naive manager + a custom function, or with GearRewardManager; the legacy batch manager
 (verl.workers.reward_manager.batch) for compute_score_batched. The baseline is what a user writes
-without gear: a flat weighted score in Python, per call. Median of REPEATS steps, after a warm-up step.
+without gear: a flat weighted score in Python, per call. Median of REPEATS steps (each a different step), after a warm-up step.
 """
 from __future__ import annotations
 
@@ -68,7 +70,13 @@ async def flat_compute_score(data_source: Any, solution_str: str, ground_truth: 
     return {"score": sum(w * x for w, x in zip(weights, p)) / positive}
 
 
+async def noop_compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None, **kwargs: Any) -> Dict[str, float]:
+    """No reward at all: what verl's own per-response machinery costs (slicing, decoding, tasks)."""
+    return {"score": 0.0}
+
+
 sys.modules[__name__].flat_compute_score = flat_compute_score  # reachable as pkg://__main__ below
+sys.modules[__name__].noop_compute_score = noop_compute_score
 
 
 def tokenizer_dir() -> str:
@@ -79,6 +87,25 @@ def tokenizer_dir() -> str:
     core.decoder = decoders.ByteLevel()
     PreTrainedTokenizerFast(tokenizer_object=core, pad_token="<pad>", eos_token="</s>").save_pretrained(folder)
     return folder
+
+
+def distinct_rows(samples: List[Dict[str, Any]], step: int) -> List[Dict[str, Any]]:
+    """Each prompt's row made unique to this step and prompt; one row object per group, as verl shares it."""
+    shared: Dict[str, str] = {}
+    for sample in samples:
+        uid = sample["uid"]
+        if uid not in shared:
+            spec = json.loads(sample["extra_info"]["gear"])
+            tag = f" [step {step} {uid}]"
+            if spec["format"] == "canonical":
+                spec["rubric"]["criteria"][0]["text"] += tag
+            elif spec["format"] == "official-gear":
+                spec["reward_model"]["rubrics"][0]["criterion"] += tag
+            else:
+                spec["row"]["prompt"][-1]["content"] += tag
+            shared[uid] = json.dumps(spec)
+        sample["extra_info"]["gear"] = shared[uid]
+    return samples
 
 
 def make_step(tokenizer: Any, samples: List[Dict[str, Any]]) -> DataProto:
@@ -99,6 +126,7 @@ def make_step(tokenizer: Any, samples: List[Dict[str, Any]]) -> DataProto:
 
 
 def timed_step(worker: Any, data: DataProto) -> float:
+    """One step as verl's 8 reward workers get it, run one chunk after the other on this worker."""
     loop = get_event_loop()
     started = time.perf_counter()
     for chunk in data.chunk(8):  # what verl's 8 reward workers get
@@ -113,9 +141,9 @@ def worker_for(tok: str, lines: List[str]) -> Any:
     return RewardLoopWorker(cfg)
 
 
-def median_ms(worker: Any, data: DataProto) -> float:
-    timed_step(worker, data)  # warm-up: connection, rubric registration
-    return statistics.median(timed_step(worker, data) for _ in range(REPEATS)) * 1000
+def median_ms(worker: Any, steps: List[DataProto]) -> float:
+    timed_step(worker, steps[0])  # warm-up: connection, imports
+    return statistics.median(timed_step(worker, data) for data in steps[1:]) * 1000
 
 
 def main() -> int:
@@ -123,17 +151,24 @@ def main() -> int:
     tokenizer = hf_tokenizer(tok)
     server = EmbeddedServer(GEAR_COMMAND, extra_args=["--log-level", "warn"]).__enter__()
     try:
+        def steps_of(form: str, seed: int) -> List[DataProto]:
+            return [make_step(tokenizer, distinct_rows(make_samples(seed=seed + k, prompts=PROMPTS, group=N, formats=(form,)), k))
+                    for k in range(REPEATS + 1)]
+
         steps = {
-            "judge scores (canonical rows)": make_step(tokenizer, make_samples(seed=7, prompts=PROMPTS, group=N, formats=("canonical",))),
-            "RuscaRL rows (grader outputs)": make_step(tokenizer, make_samples(seed=8, prompts=PROMPTS, group=N, formats=("ruscarl",))),
+            "judge scores (canonical rows)": steps_of("canonical", 700),
+            "RuscaRL rows (grader outputs)": steps_of("ruscarl", 800),
         }
         flat_fn = ["reward.custom_reward_function.path=pkg://__main__", "reward.custom_reward_function.name=flat_compute_score"]
         gear_fn = ["reward.custom_reward_function.path=pkg://gear_bridge.verl.reward_fn", "reward.custom_reward_function.name=compute_score",
                    f"+reward.custom_reward_function.reward_kwargs.url={server.url}"]
         manager = ["reward.reward_manager.source=importlib", "reward.reward_manager.name=GearRewardManager",
                    "reward.reward_manager.module.path=pkg://gear_bridge.verl.reward_manager", f"+reward.reward_kwargs.url={server.url}"]
+        noop_fn = ["reward.custom_reward_function.path=pkg://__main__", "reward.custom_reward_function.name=noop_compute_score"]
         rows = []
         for name, data in steps.items():
+            noop = median_ms(worker_for(tok, noop_fn), data)
+            print(f"| {name} | verl alone (a function returning 0) | - | - | {noop:.0f} | - |", flush=True)
             flat = median_ms(worker_for(tok, flat_fn), data)
             for path, lines in (("reward function (naive manager)", gear_fn), ("GearRewardManager", manager)):
                 for metrics in (True, False):

@@ -56,6 +56,17 @@ describe('the service methods, over a real socket', () => {
   });
 
   describe('rubric.register', () => {
+    it('registerBatch gives each rubric the id rubric.register gives it, and a bad one its error at its index', async () => {
+      const items = [{ reward_model: bundled[1]!.rewardModel }, { rubric: { criteria: 'no' } }, { reward_model: bundled[2]!.rewardModel }, {}];
+      const { results } = await client.call<{ results: { index: number; rubricId?: string; size?: number; error?: { path: unknown[] } }[] }>('rubric.registerBatch', { items });
+      expect(results.map((r) => r.index)).toEqual([0, 1, 2, 3]);
+      expect(results[0]!.rubricId).toBe(ids[1]);
+      expect(results[0]!.size).toBe(compiled[1]!.size);
+      expect(results[2]!.rubricId).toBe(ids[2]);
+      expect(results[1]!.error?.path).toEqual(['items', 1, 'rubric', 'criteria']);
+      expect(results[3]!.error?.path).toEqual(['items', 3, 'rubricId']);
+    });
+
     it('gives the same id for the same content in either format, and says it was cached', async () => {
       const official = bundled[0]!.rewardModel;
       const canonical = compiled[0]!.rubric;

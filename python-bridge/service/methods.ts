@@ -1,6 +1,6 @@
 import type { Method } from './methods/method.js';
 import { serverHealth, serverInfo } from './methods/server-info.js';
-import { rubricRegister } from './methods/rubric-register.js';
+import { rubricRegister, rubricRegisterBatch } from './methods/rubric-register.js';
 import { rubricScore, rubricScoreBatch } from './methods/rubric-score.js';
 import { rubricScoreColumns } from './methods/rubric-score-columns.js';
 import { hostRequests, hostScore, hostScoreBatch } from './methods/host-score.js';
@@ -12,6 +12,7 @@ export const METHODS: readonly Method[] = [
   serverInfo,
   serverHealth,
   rubricRegister,
+  rubricRegisterBatch,
   rubricScore,
   rubricScoreBatch,
   rubricScoreColumns,

@@ -50,6 +50,11 @@ export const RegisterParamsSchema = z.strictObject({
   options: z.unknown().optional(),
 });
 
+export const RegisterItemSchema = z.strictObject({ rubric: z.unknown().optional(), reward_model: z.unknown().optional() });
+
+/** Items stay unknown here: a bad rubric is data in the result, not a failed request. */
+export const RegisterBatchParamsSchema = z.strictObject({ items: z.array(z.unknown()), options: z.unknown().optional() });
+
 export const ScoreItemSchema = z.strictObject({
   ...RubricRefFields,
   scores: ScoresSchema,

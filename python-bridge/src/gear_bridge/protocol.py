@@ -51,6 +51,7 @@ METHODS = (
     "server.info",
     "server.health",
     "rubric.register",
+    "rubric.registerBatch",
     "rubric.score",
     "rubric.scoreBatch",
     "rubric.scoreColumns",

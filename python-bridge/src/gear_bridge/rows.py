@@ -250,11 +250,16 @@ def parse_scores(value: Any, path: Sequence[PathPart]) -> JudgeScores:
         RowError: naming the field (e.g. ``...p[3]`` for a NaN or a value outside [0, 1]).
     """
     where = tuple(path)
-    if type(value) is dict and value.keys() <= {"p", "d"} and type(value.get("p")) is list and value.get("d") is None:
+    if type(value) is dict and value.keys() <= {"p", "d"} and type(value.get("p")) is list:
         p_list = value["p"]
-        # The common case, checked in one pass: plain floats in [0, 1] (NaN fails the comparison).
+        d_list = value.get("d")
+        # The common case, checked in one pass: plain floats in [0, 1] (NaN fails the comparison),
+        # and decisions, when given, plain booleans, one per score.
         if all((type(x) is float or type(x) is int) and 0 <= x <= 1 for x in p_list):
-            return JudgeScores(tuple(p_list), None)
+            if d_list is None:
+                return JudgeScores(tuple(p_list), None)
+            if type(d_list) is list and len(d_list) == len(p_list) and all(type(x) is bool for x in d_list):
+                return JudgeScores(tuple(p_list), tuple(d_list))
     scores = plain(_json_text(value, where))
     if not isinstance(scores, dict):
         raise RowError(where, f'must be judge scores {{"p": [...], "d": [...]}}, got {type(scores).__name__}')

@@ -13,14 +13,31 @@ import asyncio
 import collections
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
+from .exceptions import InvalidParams, LimitExceeded, MethodNotFound
 from .rows import GearRow
 
 if TYPE_CHECKING:
     from .asyncio.client import AsyncClient
 
 __all__ = ["Registration", "RubricRegistry"]
+
+
+def _settle(future: asyncio.Future[Registration]) -> Any:
+    """A done-callback that hands a task's outcome to ``future``."""
+
+    def settle(task: asyncio.Future[Registration]) -> None:
+        if future.done():
+            return
+        if task.cancelled():
+            future.cancel()
+        elif task.exception() is not None:
+            future.set_exception(task.exception())  # type: ignore[arg-type]
+        else:
+            future.set_result(task.result())
+
+    return settle
 
 logger = logging.getLogger("gear_bridge.rubrics")
 
@@ -48,11 +65,13 @@ class RubricRegistry:
     def __init__(self, client: AsyncClient, *, max_rubrics: int | None = 10000) -> None:
         self.client = client
         self.max_rubrics = max_rubrics
-        #: How many ``rubric.register`` requests this registry has sent.
+        #: How many rubrics this registry has sent to be registered (one by one or in batches).
         self.registrations = 0
         self._entries: collections.OrderedDict[str, Registration] = collections.OrderedDict()
         self._inflight: dict[str, asyncio.Future[Registration]] = {}
         self._generation = 0
+        #: One ``rubric.registerBatch`` per batch of new rubrics; False after a server without it.
+        self.batch_registration = True
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -75,6 +94,70 @@ class RubricRegistry:
             self._inflight[row.key] = task
             task.add_done_callback(self._done)
         return await asyncio.shield(task)
+
+    async def resolve_many(self, rows: Sequence[GearRow]) -> list[Registration | InvalidParams]:
+        """Each row's registration (or the server's error for its rubric); the rows not yet known go
+        to the server together, in one ``rubric.registerBatch``.
+
+        Raises:
+            BridgeConnectionError: no answer could be had.
+        """
+        missing: dict[str, GearRow] = {}
+        for row in rows:
+            if row.key not in self._entries and (row.key not in self._inflight or self._inflight[row.key].done()):
+                missing.setdefault(row.key, row)
+        if len(missing) > 1 and self.batch_registration:
+            loop = asyncio.get_running_loop()
+            futures = {key: loop.create_future() for key in missing}
+            for key, future in futures.items():
+                self._inflight[key] = future
+                future.add_done_callback(self._done)
+            # A task of its own, as in resolve: a cancelled caller does not fail the others.
+            asyncio.ensure_future(self._register_batch(list(missing.values()), futures))
+        return list(await asyncio.gather(*(self._resolve_or_error(row) for row in rows)))
+
+    async def _resolve_or_error(self, row: GearRow) -> Registration | InvalidParams:
+        try:
+            return await self.resolve(row)
+        except InvalidParams as error:
+            return error
+
+    async def _register_batch(self, rows: list[GearRow], futures: dict[str, asyncio.Future[Registration]]) -> None:
+        try:
+            try:
+                results = await self.client.register_rubrics([row.rubric_ref() for row in rows])
+            except MethodNotFound:
+                logger.info("the server has no rubric.registerBatch; registering rubrics one by one")
+                self.batch_registration = False  # an older server
+                for row in rows:
+                    future = futures[row.key]
+                    self._inflight.pop(row.key, None)  # resolve() registers it on its own now
+                    asyncio.ensure_future(self.resolve(row)).add_done_callback(_settle(future))
+                return
+            self.registrations += len(rows)
+            for row, result in zip(rows, results):
+                future = futures[row.key]
+                if "error" in result:
+                    error = dict(result["error"])
+                    path = list(error.get("path", []))[2:]  # ["items", i, ...] -> the rubric's own field
+                    if error.get("code") == "limit_exceeded":
+                        raise LimitExceeded(-32002, str(error.get("message", "")), error.get("data"), method="rubric.registerBatch")
+                    message = str(error.get("message", ""))
+                    future.set_exception(InvalidParams(-32602, message, {"code": error.get("code"), "path": path}, method="rubric.registerBatch"))
+                    continue
+                self._generation += 1
+                entry = Registration(row.key, str(result["rubricId"]), self._generation, result)
+                self._entries[row.key] = entry
+                future.set_result(entry)
+            if self.max_rubrics is not None:
+                while len(self._entries) > self.max_rubrics:
+                    self._entries.popitem(last=False)
+        except BaseException as error:
+            for future in futures.values():
+                if not future.done():
+                    future.set_exception(error)
+            if not isinstance(error, Exception):
+                raise
 
     def _done(self, task: asyncio.Future[Registration]) -> None:
         for key, inflight in list(self._inflight.items()):

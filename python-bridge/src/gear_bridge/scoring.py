@@ -332,23 +332,17 @@ class Scorer:
             return
 
     async def _register_all(self, requests: Sequence[ScoreRequest]) -> list[Registration | RowError | ConfigError]:
-        """Each request's registration, or the error at its own row's field (one register per rubric)."""
+        """Each request's registration, or the error at its own row's field (new rubrics: one request)."""
         distinct: dict[str, GearRow] = {}
         for request in requests:
             distinct.setdefault(request.row.key, request.row)
-        resolved = await asyncio.gather(*(self._register_one(row) for row in distinct.values()))
+        resolved = await self.registry.resolve_many(list(distinct.values()))
         by_key = dict(zip(distinct, resolved))
         out: list[Registration | RowError | ConfigError] = []
         for request in requests:
             outcome = by_key[request.row.key]
             out.append(outcome if isinstance(outcome, Registration) else _field_error(request, outcome.path, _reason(outcome)))
         return out
-
-    async def _register_one(self, row: GearRow) -> Registration | InvalidParams:
-        try:
-            return await self.registry.resolve(row)
-        except InvalidParams as error:
-            return error
 
     async def _score_host_rows(
         self,

@@ -56,10 +56,12 @@ def test_batch_manager_call_shape(server: EmbeddedServer) -> None:
     assert len({s["fcp_leakage"] for s in scores}) == 1  # one step-level figure
     # The reward and the hard metric in one rubric.scoreColumns (alsoAggregators; flat comes with every answer).
     assert delta(before, after, "rubric.scoreColumns") == 1 and delta(before, after, "diagnostics.fcp") == 1
-    assert delta(before, after, "rubric.register") == 12  # each rubric once (then cached)
+    # The step's 12 new rubrics in one rubric.registerBatch, each once (then cached).
+    assert delta(before, after, "rubric.registerBatch") == 1 and delta(before, after, "rubric.register") == 0
     again = verify(samples, config, aggregator="gear")
     assert again == scores
-    assert delta(after, by_method(server.url), "rubric.register") == 0
+    final = by_method(server.url)
+    assert delta(after, final, "rubric.register") == 0 and delta(after, final, "rubric.registerBatch") == 0
 
 
 def test_mixed_formats_go_out_as_one_request_per_method(server: EmbeddedServer) -> None:

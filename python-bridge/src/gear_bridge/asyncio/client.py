@@ -338,6 +338,22 @@ class AsyncClient:
         result: dict[str, Any] = await self.call("rubric.register", params)
         return result
 
+    async def register_rubrics(self, items: Sequence[Mapping[str, Any]], *, options: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        """``rubric.registerBatch``: many ``{rubric}`` / ``{reward_model}`` items in one request.
+
+        Returns:
+            One result per item, in order: ``{index, rubricId, size, ids, report, cached}``, or
+            ``{index, error: {code, path, message}}`` for a rubric the server rejected.
+
+        Raises:
+            MethodNotFound: an older server (register one by one with :meth:`register_rubric`).
+            LimitExceeded: too many items or bytes.
+        """
+        params: dict[str, Any] = {"items": list(items)}
+        if options is not None:
+            params["options"] = options
+        return _results(await self.call("rubric.registerBatch", params))
+
     async def score(
         self,
         scores: Mapping[str, Any],

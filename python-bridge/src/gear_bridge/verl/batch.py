@@ -21,6 +21,7 @@ from typing import Any, Sequence
 
 from ..exceptions import ConfigError, RowError
 from ..judge import JudgeCall
+from ..rubrics import Registration
 from ..rows import JudgeScores, parse_row
 from ..settings import Settings
 from ..sync.loop_thread import shared_loop_thread
@@ -120,11 +121,13 @@ async def _fcp_leakage(rewarder: Rewarder, samples: Sequence[Sample]) -> float:
     aggregator = rewarder.settings.aggregator
     if aggregator == "auto":
         aggregator = "gear"  # auto resolves per rubric; diagnostics.fcp takes a method
-    for sample in samples:
+    scored = [s for s in samples if not s.row.is_host and isinstance(s.judgment, JudgeScores)]
+    # One registration request for the step's new rubrics (the same one score_each waits for).
+    registrations = await rewarder.scorer.registry.resolve_many([s.row for s in scored])
+    for sample, registration in zip(scored, registrations):
         judgment = sample.judgment
-        if sample.row.is_host or not isinstance(judgment, JudgeScores):
-            continue
-        registration = await rewarder.scorer.registry.resolve(sample.row)
+        if not isinstance(registration, Registration) or not isinstance(judgment, JudgeScores):
+            continue  # a rubric the server rejected: score_each reports it at its row
         scores: dict[str, Any] = {"p": list(judgment.p)}
         if judgment.d is not None:
             scores["d"] = list(judgment.d)

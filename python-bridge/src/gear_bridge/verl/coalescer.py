@@ -2,8 +2,9 @@
 
 VERL's ``RewardLoopWorker.compute_score_batch`` starts one task per sample, all at once, each
 calling ``run_single``. A :class:`GroupCoalescer` holds the calls of one group (same prompt uid) until
-the group is complete (``group_size`` members) or ``max_wait`` seconds passed since its first member,
-then sends them together and hands each caller its own result.
+the group is complete (``group_size`` members), ``max_wait`` seconds passed since its first member,
+or no member came for ``quiet`` seconds (the burst of one batch is over), then sends them together
+and hands each caller its own result.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ Result = TypeVar("Result")
 class _Group(Generic[Item, Result]):
     members: list[tuple[Item, asyncio.Future[Result]]] = field(default_factory=list)
     timer: asyncio.TimerHandle | None = None
+    quiet_timer: asyncio.TimerHandle | None = None
 
 
 class GroupCoalescer(Generic[Item, Result]):
@@ -35,6 +37,10 @@ class GroupCoalescer(Generic[Item, Result]):
         group_size: flush as soon as a group has this many members; None flushes on time only.
         max_wait: seconds a group waits for more members after its first; None waits for
             ``group_size`` (which must then be set).
+        quiet: flush a group once no member has arrived for this many seconds (None: no such flush).
+            verl's calls of one batch arrive within microseconds of each other (each after its
+            response is decoded on a thread), so a short quiet spell ends the batch without waiting
+            out ``max_wait``; a later straggler just goes in a request of its own.
     """
 
     def __init__(
@@ -43,12 +49,14 @@ class GroupCoalescer(Generic[Item, Result]):
         *,
         group_size: int | None,
         max_wait: float | None,
+        quiet: float | None = None,
     ) -> None:
         if group_size is None and max_wait is None:
             raise ValueError("a coalescer needs a group_size or a max_wait, or a group could wait forever")
         self.send = send
         self.group_size = group_size
         self.max_wait = max_wait
+        self.quiet = quiet
         #: How many groups were sent (one request each).
         self.flushes = 0
         self._open: dict[Hashable, _Group[Item, Result]] = {}
@@ -71,6 +79,10 @@ class GroupCoalescer(Generic[Item, Result]):
         group.members.append((item, future))
         if self.group_size is not None and len(group.members) >= self.group_size:
             self._flush(key, group)
+        elif self.quiet is not None:
+            if group.quiet_timer is not None:
+                group.quiet_timer.cancel()
+            group.quiet_timer = loop.call_later(self.quiet, self._flush, key, group)
         return await future
 
     def _flush(self, key: Hashable, group: _Group[Item, Result]) -> None:
@@ -79,6 +91,8 @@ class GroupCoalescer(Generic[Item, Result]):
         del self._open[key]
         if group.timer is not None:
             group.timer.cancel()
+        if group.quiet_timer is not None:
+            group.quiet_timer.cancel()
         self.flushes += 1
         task = asyncio.ensure_future(self._send(group))
         self._tasks.add(task)

@@ -36,12 +36,16 @@ _coalescers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, Grou
 )
 
 
+#: A batch's calls are over once none came for this long (see GroupCoalescer's ``quiet``).
+_QUIET = 0.001
+
+
 def _coalescer(rewarder: Rewarder) -> GroupCoalescer[Sample, dict[str, float | int]]:
     by_rewarder = _coalescers.setdefault(asyncio.get_running_loop(), {})
     found = by_rewarder.get(id(rewarder))
     if found is None:
         wait = rewarder.settings.group_wait
-        found = GroupCoalescer(rewarder.score_each, group_size=None, max_wait=wait if wait is not None else 0.005)
+        found = GroupCoalescer(rewarder.score_each, group_size=None, max_wait=wait if wait is not None else 0.005, quiet=_QUIET)
         by_rewarder[id(rewarder)] = found  # rewarders live as long as their loop, so the id stays theirs
     return found
 

@@ -160,20 +160,20 @@ class GearRewardManager(RewardManagerBase):
             RowError: the row or judgment is malformed (naming the field).
             BridgeConnectionError: the server could not be reached or did not answer in time.
         """
-        data = data[-1:]
-        data_item = data[0]
-        response_ids = data_item.batch["responses"]
-        response_length = response_ids.shape[-1]
-        valid_response_length = data_item.batch["attention_mask"][-response_length:].sum()
-        valid_response_ids = response_ids[:valid_response_length]
-        loop = asyncio.get_running_loop()
-        response: str = await loop.run_in_executor(
-            None, lambda: self.tokenizer.decode(valid_response_ids, skip_special_tokens=True)
-        )
-        non_tensor = data_item.non_tensor_batch
+        # The last item's fields, read straight from the batch: slicing a DataProto (data[-1:],
+        # data[0], as naive.py does) builds new TensorDicts and costs more than the whole reward.
+        batch = data.batch
+        response_ids = batch["responses"][-1]
+        mask = batch["attention_mask"][-1]
+        valid_response_length = int(mask[-response_ids.shape[-1]:].sum())
+        # Decoded here, not on an executor thread as naive.py does: a thread hop per response costs
+        # more than decoding it.
+        response: str = self.tokenizer.decode(response_ids[:valid_response_length], skip_special_tokens=True)
+        non_tensor: dict[str, Any] = {key: values[-1] for key, values in data.non_tensor_batch.items()}
         reward_model = non_tensor.get("reward_model") or {}
         ground_truth = reward_model.get("ground_truth") if isinstance(reward_model, Mapping) else None
-        extra_info = non_tensor.get("extra_info")
+        extra_info: Any = non_tensor.get("extra_info")
+        shared_info: Any
         tool_fields = non_tensor.get("tool_extra_fields")
         key_name = self.settings.judgments_key
         from_tools = isinstance(tool_fields, Mapping) and key_name in tool_fields

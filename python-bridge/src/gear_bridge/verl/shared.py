@@ -59,6 +59,18 @@ class RouterInfo:
         self.model = name if isinstance(name, str) and name else None
 
 
+_ENV_BYTES = getattr(os.environ, "_data", None)
+_ENV_KEYS = tuple(os.fsencode(v) for v in ENVIRONMENT.values()) if isinstance(_ENV_BYTES, dict) else ()
+
+
+def _environment_key() -> tuple[Any, ...]:
+    """The GEAR_* variables settings read, as they are now (read raw where CPython allows: ~30x cheaper)."""
+    if isinstance(_ENV_BYTES, dict):
+        get = _ENV_BYTES.get
+        return tuple([get(k) for k in _ENV_KEYS])
+    return tuple([os.environ.get(v) for v in ENVIRONMENT.values()])
+
+
 def settings_from_kwargs(kwargs: Mapping[str, Any]) -> tuple[Settings, Judge | None, RouterInfo]:
     """Settings, a custom judge (None: the row's judgments, else the service's judge) and verl's
     reward router, from a call's keyword arguments (VERL's ``reward_kwargs``) and the environment.
@@ -72,11 +84,18 @@ def settings_from_kwargs(kwargs: Mapping[str, Any]) -> tuple[Settings, Judge | N
     if judge is not None and not isinstance(judge, Judge):
         raise ConfigError(("judge",), f"must implement gear_bridge.judge.Judge (an async judge(call) method), got {type(judge).__name__}")
     try:
-        text = stable_json(plain(own))
-    except (TypeError, ValueError):
+        # verl calls this once per response: scalar kwargs are their own key (no JSON per call).
+        text: Any = tuple(own.items())
+        hash(text)
+    except TypeError:
+        try:
+            text = stable_json(plain(own))
+        except (TypeError, ValueError):
+            text = None
+    if text is None:
         settings = load_settings(**own)
     else:
-        key = (text, tuple(os.environ.get(v) for v in ENVIRONMENT.values()))
+        key = (text, _environment_key())
         with _settings_lock:
             cached = _settings_cache.get(key)
         if cached is None:

@@ -1,0 +1,46 @@
+"""GroupCoalescer: each caller gets its own result; a burst goes out as one send, a pause splits it."""
+from __future__ import annotations
+
+import asyncio
+from typing import List, Sequence
+
+from gear_bridge.verl.coalescer import GroupCoalescer
+
+
+def test_a_burst_is_one_send_and_a_pause_starts_another() -> None:
+    sent: List[List[int]] = []
+
+    async def send(items: Sequence[int]) -> List[int]:
+        sent.append(list(items))
+        return [10 * x for x in items]
+
+    async def main() -> List[int]:
+        # quiet 20 ms, max_wait 10 s: only the quiet spell can end a burst here.
+        coalescer: GroupCoalescer[int, int] = GroupCoalescer(send, group_size=None, max_wait=10.0, quiet=0.02)
+        first = [asyncio.ensure_future(coalescer.submit("all", x)) for x in range(5)]
+        await asyncio.sleep(0.2)
+        second = [asyncio.ensure_future(coalescer.submit("all", x)) for x in range(5, 8)]
+        return list(await asyncio.gather(*first, *second))
+
+    assert asyncio.run(main()) == [10 * x for x in range(8)]
+    assert sent == [[0, 1, 2, 3, 4], [5, 6, 7]]
+
+
+def test_max_wait_bounds_a_stream_that_never_pauses() -> None:
+    sent: List[List[int]] = []
+
+    async def send(items: Sequence[int]) -> List[int]:
+        sent.append(list(items))
+        return list(items)
+
+    async def main() -> None:
+        coalescer: GroupCoalescer[int, int] = GroupCoalescer(send, group_size=None, max_wait=0.05, quiet=0.5)
+        tasks = []
+        for x in range(20):  # one every 10 ms: never quiet for 0.5 s
+            tasks.append(asyncio.ensure_future(coalescer.submit("all", x)))
+            await asyncio.sleep(0.01)
+        assert await asyncio.gather(*tasks) == list(range(20))
+
+    asyncio.run(main())
+    assert [x for batch in sent for x in batch] == list(range(20))
+    assert len(sent) >= 3  # ~every 50 ms, not one send after the stream
