@@ -13,10 +13,12 @@ or a row another prompt or step already sent; the 8 rollouts of a prompt share i
 worker, the step in the 8 chunks of 112 that verl's 8 workers get, one after the other) with the
 reward-loop naive manager + a custom function, or with GearRewardManager; the legacy batch manager
 (verl.workers.reward_manager.batch) for compute_score_batched. The baseline is what a user writes
-without gear: a flat weighted score in Python, per call. Median of REPEATS steps (each a different step), after a warm-up step.
+without gear: a flat weighted score in Python, per call. Median of REPEATS steps (each a different step, every configuration running each step in turn),
+after a warm-up step.
 """
 from __future__ import annotations
 
+import gc
 import json
 import statistics
 import sys
@@ -43,7 +45,7 @@ from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
 
 N = 8
 PROMPTS = 112
-REPEATS = 7
+REPEATS = 9
 CONFIG_DIR = str(Path(verl.__file__).parent / "trainer" / "config")
 
 
@@ -141,11 +143,6 @@ def worker_for(tok: str, lines: List[str]) -> Any:
     return RewardLoopWorker(cfg)
 
 
-def median_ms(worker: Any, steps: List[DataProto]) -> float:
-    timed_step(worker, steps[0])  # warm-up: connection, imports
-    return statistics.median(timed_step(worker, data) for data in steps[1:]) * 1000
-
-
 def main() -> int:
     tok = tokenizer_dir()
     tokenizer = hf_tokenizer(tok)
@@ -165,17 +162,30 @@ def main() -> int:
         manager = ["reward.reward_manager.source=importlib", "reward.reward_manager.name=GearRewardManager",
                    "reward.reward_manager.module.path=pkg://gear_bridge.verl.reward_manager", f"+reward.reward_kwargs.url={server.url}"]
         noop_fn = ["reward.custom_reward_function.path=pkg://__main__", "reward.custom_reward_function.name=noop_compute_score"]
-        rows = []
+        configs: List[tuple[str, str, List[str]]] = [("verl alone (a function returning 0)", "-", noop_fn), ("flat Python", "-", flat_fn)]
+        for path, lines in (("reward function (naive manager)", gear_fn), ("GearRewardManager", manager)):
+            for metrics in (True, False):
+                extra = ("+reward.custom_reward_function.reward_kwargs" if lines is gear_fn else "+reward.reward_kwargs") + f".metrics={metrics}"
+                configs.append((path, "on" if metrics else "off", [*lines, extra]))
         for name, data in steps.items():
-            noop = median_ms(worker_for(tok, noop_fn), data)
-            print(f"| {name} | verl alone (a function returning 0) | - | - | {noop:.0f} | - |", flush=True)
-            flat = median_ms(worker_for(tok, flat_fn), data)
-            for path, lines in (("reward function (naive manager)", gear_fn), ("GearRewardManager", manager)):
-                for metrics in (True, False):
-                    extra = ("+reward.custom_reward_function.reward_kwargs" if lines is gear_fn else "+reward.reward_kwargs") + f".metrics={metrics}"
-                    gear = median_ms(worker_for(tok, [*lines, extra]), data)
-                    rows.append((name, path, "on" if metrics else "off", flat, gear))
-                    print(f"| {name} | {path} | {'on' if metrics else 'off'} | {flat:.0f} | {gear:.0f} | {gear / flat:.2f} |", flush=True)
+            workers = [worker_for(tok, lines) for _, _, lines in configs]
+            for worker in workers:
+                timed_step(worker, data[0])  # warm-up: connection, imports
+            # The bench holds every step and worker at once (verl holds one step): moved out of the
+            # collector's way, so a collection costs what it would in training, whoever triggers it.
+            gc.collect()
+            gc.freeze()
+            # Interleaved: every configuration runs each step in turn, so a busy spell of the
+            # machine falls on all of them alike.
+            times: List[List[float]] = [[] for _ in configs]
+            for step in data[1:]:
+                for k, worker in enumerate(workers):
+                    times[k].append(timed_step(worker, step) * 1000)
+            medians = [statistics.median(t) for t in times]
+            flat = medians[1]
+            for (path, metrics, _), ms in zip(configs, medians):
+                ratio = "-" if path == "flat Python" or metrics == "-" and path.startswith("verl") else f"{ms / flat:.2f}"
+                print(f"| {name} | {path} | {metrics} | {flat:.0f} | {ms:.0f} | {ratio} |", flush=True)
     finally:
         server.stop()
     return 0

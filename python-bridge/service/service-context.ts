@@ -34,7 +34,7 @@ export class ServiceContext {
   /** Set by the server (a bare endpoint has no transport). */
   gauges: () => TransportGauges = () => ({ bufferedBytes: 0, pausedConnections: 0 });
   private readonly adapters = new Map<string, RubricAdapter<unknown>>();
-  private readonly compiledByRubric = new WeakMap<Rubric, WeakMap<AggregationOptionsInput, CompiledRubric>>();
+  private readonly compiledByRubric = new WeakMap<Rubric, { byObject: WeakMap<AggregationOptionsInput, CompiledRubric>; byText: Map<string, CompiledRubric> }>();
   /** The judge from `gear serve --judge-url` (or GEAR_JUDGE_URL); undefined when none was given. */
   judge: JudgeRuntime | undefined;
   /** Judges for endpoints named in a call's params, one per distinct endpoint list (bounded). */
@@ -76,15 +76,19 @@ export class ServiceContext {
    * memo lives as long as the parsed row does (weak keys).
    */
   private compiledFor(rubric: Rubric, opts: AggregationOptionsInput): CompiledRubric {
-    let byOptions = this.compiledByRubric.get(rubric);
-    const hit = byOptions?.get(opts);
+    let memo = this.compiledByRubric.get(rubric);
+    const hit = memo?.byObject.get(opts);
     if (hit !== undefined) return hit;
-    const compiled = this.cache.compileRubric(rubric, opts);
-    if (byOptions === undefined) {
-      byOptions = new WeakMap();
-      this.compiledByRubric.set(rubric, byOptions);
+    if (memo === undefined) {
+      memo = { byObject: new WeakMap(), byText: new Map() };
+      this.compiledByRubric.set(rubric, memo);
     }
-    byOptions.set(opts, compiled);
+    // Another scalarizer (the gear, flat and hard rewards of one response) passes equal options
+    // in an object of its own: found by content once, then by identity.
+    const text = JSON.stringify(opts);
+    const compiled = memo.byText.get(text) ?? this.cache.compileRubric(rubric, opts);
+    memo.byText.set(text, compiled);
+    memo.byObject.set(opts, compiled);
     return compiled;
   }
 
