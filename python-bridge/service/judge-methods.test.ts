@@ -74,6 +74,22 @@ describe('judge.score and judge.scoreBatch on gear serve', () => {
     expect(endpoint.stats().received).toBe(2);
   });
 
+  it('judge.scoreBatch gives the other aggregators\' rewards of the same verdicts in also, with no more requests', async () => {
+    const endpoint = await fake({ answer: allMet });
+    const { client } = await serviceWithJudge(endpoint);
+    type Reply = { results: (JudgeReply & { also?: Record<string, number> })[] };
+    const items = [{ row, response: 'first' }];
+    const withAlso = await client.call<Reply>('judge.scoreBatch', { host: 'gear', aggregator: 'gear', alsoAggregators: ['flat', 'hard'], items });
+    const requestsAfterFirst = endpoint.requests.length;
+    const [flat, hard] = await Promise.all(
+      (['flat', 'hard'] as const).map(async (aggregator) => (await client.call<Reply>('judge.scoreBatch', { host: 'gear', aggregator, items })).results[0]!.reward),
+    );
+    const [result] = withAlso.results;
+    expect(result!.also).toEqual({ flat, hard });
+    expect(flat).toBeCloseTo((0.9 * rubric.reduce((s, c) => s + c.points, 0)) / positive, 12);
+    expect(requestsAfterFirst).toBe(1);  // one judge request for the response; the also rewards cost none
+  });
+
   it('judge.score on a server without a judge says how to give it one', async () => {
     const { client } = await serviceWithJudge(undefined);
     await expect(client.call('judge.score', { host: 'gear', row, response: 'x' })).rejects.toThrow('"code":-32602,"message":"Invalid params: endpoints: this server has no judge');

@@ -134,8 +134,9 @@ class Scorer:
         #: Registered rubrics go out as one ``rubric.scoreColumns`` (no per-item objects on either
         #: side: about half the time of scoreBatch for a GRPO step); False after a server without it.
         self.columns = True
-        #: Rewards under ``also`` aggregators travel in the scoring request itself; False after a
-        #: server that rejects ``alsoAggregators`` (one request per aggregator then).
+        #: Rewards under ``also`` aggregators travel in the scoring request itself, and host rows
+        #: once per request (``rows``); False after a server older than both (one request per
+        #: aggregator then, each item with its row).
         self.also_in_request = True
 
     async def score(
@@ -184,13 +185,14 @@ class Scorer:
             BridgeConnectionError: no answer could be had.
         """
         also = tuple(also)
-        if also and self.also_in_request:
+        if self.also_in_request:
             try:
                 return await self._score_each(requests, aggregator, options, host, also)
             except InvalidParams as error:
-                if error.path[:1] != ("alsoAggregators",):
+                if not _unrecognized(error, _NEWER_PARAMS):
                     raise
-                logger.warning("the server does not take alsoAggregators; asking once per aggregator")
+                logger.warning("the server predates alsoAggregators and shared rows (%s); asking once per aggregator, "
+                               "rows inline", error.message)
                 self.also_in_request = False  # an older server
         outcomes = await self._score_each(requests, aggregator, options, host, ())
         if not also:
@@ -360,6 +362,9 @@ class Scorer:
         chunks = _host_chunks([requests[i] for i in indices], host, max_items, max_bytes, aggregator, options)
 
         async def send(chunk: _HostChunk) -> list[dict[str, Any]]:
+            if not self.also_in_request:  # an older server: every item carries its row
+                inline = [{**{k: v for k, v in item.items() if k != "rowIndex"}, "row": chunk.rows[item["rowIndex"]]} for item in chunk.items]
+                return await self.client.host_score_batch(inline, aggregator=aggregator, options=options)
             return await self.client.host_score_batch(
                 chunk.items, rows=chunk.rows, aggregator=aggregator, options=options, also_aggregators=also or None,
                 omit=("judgments", "extras"),  # per-criterion readings and host extras: not read here
@@ -388,7 +393,7 @@ class Scorer:
                 float(result["nativeReward"]),
                 str(result["method"]),
                 tuple(result["effective"]),
-                int(result["failedCriteria"]),
+                _unread_of(result),
                 _also_of(result, also),
             )
 
@@ -517,6 +522,28 @@ def _reason(error: InvalidParams) -> str:
 
 
 _ENVELOPE_SLACK = 1024
+
+#: Params this bridge sends that servers before them reject as unrecognized keys.
+_NEWER_PARAMS = ("alsoAggregators", "rows", "omit")
+
+
+def _unrecognized(error: InvalidParams, keys: Sequence[str]) -> bool:
+    """Whether the server refused the request for a top-level param it does not know (one of ``keys``)."""
+    if error.path and error.path[0] in keys:
+        return True
+    reason = error.data.get("reason", "") if isinstance(error.data, dict) else ""
+    return not error.path and any(f'"{key}"' in f"{reason} {error.message}" for key in keys) and "nrecognized key" in f"{reason} {error.message}"
+
+
+#: Judgment read statuses that mean the judge's output could not be read for a criterion.
+_UNREAD = frozenset({"missing", "unparsable", "invalid-value", "duplicate"})
+
+
+def _unread_of(result: Mapping[str, Any]) -> int:
+    """Criteria whose judge output was not read: the server's count, or (older servers) its judgments'."""
+    if isinstance(result.get("failedCriteria"), int):
+        return int(result["failedCriteria"])
+    return sum(1 for j in result.get("judgments", []) if isinstance(j, dict) and j.get("status") in _UNREAD)
 
 
 def _also_of(result: Mapping[str, Any], also: tuple[str, ...]) -> dict[str, float | None]:

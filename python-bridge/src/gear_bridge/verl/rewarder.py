@@ -22,7 +22,7 @@ from typing import Any, Mapping, Sequence
 from ..asyncio.client import AsyncClient
 from ..exceptions import ConfigError, InvalidParams, PathPart, RowError
 from ..rows import GEAR_KEY, GearRow, Judgment
-from ..scoring import Score, Scorer, ScoreRequest, _field_error
+from ..scoring import Score, Scorer, ScoreRequest, _field_error, _unrecognized
 from ..settings import Settings
 
 __all__ = ["REWARD_KEYS", "METRIC_KEYS", "JUDGE_CALL_TIMEOUT", "Sample", "Rewarder", "call_endpoints"]
@@ -238,6 +238,18 @@ class Rewarder:
                 raise ConfigError(error.path, error.message) from None
             raise
 
+    async def _judge_call_per_aggregator(self, items: list[dict[str, Any]], wanted: Sequence[str]) -> list[dict[str, Any]]:
+        """An older server (no alsoAggregators): one call per aggregator, the judge's answers from its cache."""
+        logger.warning("the gear server predates alsoAggregators; judge.scoreBatch once per metric aggregator")
+        results = await self._judge_call(items, self.settings.aggregator, ())
+        good = [k for k, r in enumerate(results) if "error" not in r]
+        others = await asyncio.gather(*(self._judge_call([items[k] for k in good], a, ()) for a in wanted)) if good else []
+        for aggregator, answers in zip(wanted, others):
+            for k, answer in zip(good, answers):
+                if "reward" in answer:
+                    results[k].setdefault("also", {})[aggregator] = answer["reward"]
+        return results
+
     async def _judge(
         self, samples: Sequence[Sample], indices: list[int], out: list[dict[str, float | int] | RowError | ConfigError | None]
     ) -> None:
@@ -253,7 +265,13 @@ class Rewarder:
         if not items:
             return
         # The other aggregators' rewards of the same verdicts come back in each result's "also".
-        results = await self._judge_call(items, settings.aggregator, self._wanted(()))
+        wanted = self._wanted(())
+        try:
+            results = await self._judge_call(items, settings.aggregator, wanted)
+        except InvalidParams as error:
+            if not (wanted and _unrecognized(error, ("alsoAggregators",))):
+                raise
+            results = await self._judge_call_per_aggregator(items, wanted)
         failed_criteria = failed_requests = 0
         for index, result in zip(sendable, results):
             sample = samples[index]

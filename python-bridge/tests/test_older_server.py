@@ -1,0 +1,58 @@
+"""The bridge against a server older than rubric.registerBatch, alsoAggregators and shared rows:
+the same rewards and side metrics, asked for the older way (tests/older_server.py in front of a real
+gear serve)."""
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any, List
+
+from gear_bridge import EmbeddedServer
+from gear_bridge.asyncio.client import AsyncClient
+from gear_bridge.rows import parse_row
+from gear_bridge.scoring import Score, Scorer, ScoreRequest
+from gear_bridge.settings import load_settings
+from gear_bridge.verl.row_judgments import row_judgments
+from older_server import OlderServer
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "verl_glue"))
+from samples import make_samples  # noqa: E402
+
+
+def requests_of(seed: int) -> List[ScoreRequest]:
+    settings = load_settings()
+    out = []
+    for sample in make_samples(seed=seed, prompts=8, group=4, formats=("canonical", "official-gear", "ruscarl", "gear")):
+        row = parse_row(sample["extra_info"])
+        judgment = row_judgments(sample["extra_info"], row, settings, ("extra_info",))
+        assert judgment is not None
+        out.append(ScoreRequest(row, sample["response"], judgment))
+    return out
+
+
+async def scores(url: str, requests: List[ScoreRequest]) -> tuple[List[Any], Scorer]:
+    client = AsyncClient(url)
+    await client.open()
+    try:
+        scorer = Scorer(client)
+        return await scorer.score(requests, aggregator="gear", also=("flat", "hard", "gear-exact")), scorer
+    finally:
+        await client.close()
+
+
+def test_an_older_server_gives_the_same_rewards_the_older_way(server: EmbeddedServer) -> None:
+    requests = requests_of(seed=61)
+    direct, modern = asyncio.run(scores(server.url, requests))
+    with OlderServer(server.url, missing_methods=["rubric.registerBatch"], unknown_params=["alsoAggregators", "rows", "omit"]) as older:
+        fallback, legacy = asyncio.run(scores(older.url, requests))
+        refused = dict(older.refused)
+    assert all(isinstance(s, Score) for s in direct)
+    assert [(s.reward, s.native_reward, s.effective, s.unread_judgments, dict(s.also)) for s in fallback] == [
+        (s.reward, s.native_reward, s.effective, s.unread_judgments, dict(s.also)) for s in direct
+    ]
+    assert all(set(s.also) == {"flat", "hard", "gear-exact"} and None not in s.also.values() for s in direct)
+    assert modern.also_in_request and modern.registry.batch_registration
+    assert not legacy.also_in_request and not legacy.registry.batch_registration
+    assert refused.get("rubric.registerBatch") == 1  # asked once, then one by one
+    assert refused.get("rubric.scoreColumns", 0) + refused.get("host.scoreBatch", 0) >= 1
