@@ -45,7 +45,7 @@ from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
 
 N = 8
 PROMPTS = 112
-REPEATS = 9
+REPEATS = 12
 CONFIG_DIR = str(Path(verl.__file__).parent / "trainer" / "config")
 
 
@@ -176,11 +176,12 @@ def main() -> int:
             gc.collect()
             gc.freeze()
             # Interleaved: every configuration runs each step in turn, so a busy spell of the
-            # machine falls on all of them alike.
+            # machine falls on all of them alike, starting at a different one each step, so none is
+            # always first after the others (the server idle while flat and verl alone ran).
             times: List[List[float]] = [[] for _ in configs]
-            for step in data[1:]:
-                for k, worker in enumerate(workers):
-                    times[k].append(timed_step(worker, step) * 1000)
+            for s, step in enumerate(data[1:]):
+                for k in [(s + j) % len(workers) for j in range(len(workers))]:
+                    times[k].append(timed_step(workers[k], step) * 1000)
             medians = [statistics.median(t) for t in times]
             flat = medians[1]
             for (path, metrics, _), ms in zip(configs, medians):

@@ -51,7 +51,7 @@ def test_environment_is_read_and_keywords_win() -> None:
         ({}, {"timeout": float("nan")}, ("timeout",)),
         ({}, {"host": "verl"}, ("host",)),
         ({}, {"options": [1, 2]}, ("options",)),
-        ({}, {"group_size": 0}, ("group_size",)),
+        ({}, {"max_rubrics": 0}, ("max_rubrics",)),
     ],
 )
 def test_bad_settings_name_the_field(env: dict, kwargs: dict, path: tuple) -> None:

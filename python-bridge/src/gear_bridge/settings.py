@@ -14,8 +14,7 @@ keyword                     environment variable         default
 ``connect_timeout``         ``GEAR_CONNECT_TIMEOUT``     10.0 seconds to open the first connection
 ``reconnect_deadline``      ``GEAR_RECONNECT_DEADLINE``  60.0 seconds of reconnecting per call
 ``startup_timeout``         ``GEAR_STARTUP_TIMEOUT``     30.0 seconds for the embedded server to start
-``group_size``              ``GEAR_GROUP_SIZE``          None: ``actor_rollout_ref.rollout.n``
-``group_wait``              ``GEAR_GROUP_WAIT``          0.005 seconds (GearRewardManager)
+``group_wait``              ``GEAR_GROUP_WAIT``          0.005 seconds: the longest a worker's batch waits
 ``max_rubrics``             ``GEAR_MAX_RUBRICS``         10000 rubric ids remembered per connection
 ``metrics``                 ``GEAR_METRICS``             True: gear/flat/hard rewards per response
 ``judgments``               ``GEAR_JUDGMENTS``           ``"auto"``: the row's judgments, else the judge
@@ -71,7 +70,6 @@ ENVIRONMENT: dict[str, str] = {
     "connect_timeout": "GEAR_CONNECT_TIMEOUT",
     "reconnect_deadline": "GEAR_RECONNECT_DEADLINE",
     "startup_timeout": "GEAR_STARTUP_TIMEOUT",
-    "group_size": "GEAR_GROUP_SIZE",
     "group_wait": "GEAR_GROUP_WAIT",
     "max_rubrics": "GEAR_MAX_RUBRICS",
     "metrics": "GEAR_METRICS",
@@ -110,8 +108,7 @@ class Settings:
     connect_timeout: float | None = 10.0
     reconnect_deadline: float | None = 60.0
     startup_timeout: float | None = 30.0
-    # Grouping (GearRewardManager)
-    group_size: int | None = None
+    # Batching: a worker's calls go out together after 1 ms without a new one, or after group_wait
     group_wait: float | None = 0.005
     # Limits
     max_rubrics: int | None = 10000
@@ -152,7 +149,7 @@ class Settings:
 
 _NAMES = tuple(f.name for f in fields(Settings))
 _DURATIONS = ("timeout", "connect_timeout", "reconnect_deadline", "startup_timeout", "group_wait", "judge_timeout")
-_COUNTS = ("group_size", "max_rubrics", "judge_max_concurrent")
+_COUNTS = ("max_rubrics", "judge_max_concurrent")
 _RATES = ("judge_rpm", "judge_tpm")
 _FLAGS = ("metrics", "reward_router", "shared_server")
 _TEXTS = ("token", "judgments_key", "judge_model", "judge_api_key", "judge_cache", "reward_router_model", "run_dir")

@@ -14,7 +14,11 @@ import logging
 from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Generic, Hashable, Sequence, TypeVar
 
-__all__ = ["GroupCoalescer"]
+__all__ = ["QUIET", "GroupCoalescer"]
+
+#: A burst of calls is over once none came for this long: verl's calls of one batch arrive within
+#: microseconds of each other (each after its response is decoded), so 1 ms ends a batch early.
+QUIET = 0.001
 
 logger = logging.getLogger("gear_bridge.verl.coalescer")
 
@@ -51,8 +55,8 @@ class GroupCoalescer(Generic[Item, Result]):
         max_wait: float | None,
         quiet: float | None = None,
     ) -> None:
-        if group_size is None and max_wait is None:
-            raise ValueError("a coalescer needs a group_size or a max_wait, or a group could wait forever")
+        if group_size is None and max_wait is None and quiet is None:
+            raise ValueError("a coalescer needs a group_size, a max_wait or a quiet spell, or a group could wait forever")
         self.send = send
         self.group_size = group_size
         self.max_wait = max_wait

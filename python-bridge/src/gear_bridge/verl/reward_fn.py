@@ -24,7 +24,7 @@ from ..exceptions import ConfigError, RowError
 from ..judge import JudgeCall
 from ..rows import parse_row
 from ..sync.loop_thread import shared_loop_thread
-from .coalescer import GroupCoalescer
+from .coalescer import QUIET, GroupCoalescer
 from .rewarder import REWARD_KEYS, Rewarder, Sample, call_endpoints
 from .row_judgments import row_judgments, shared_row_guard
 from .shared import settings_from_kwargs, shared_rewarder
@@ -36,8 +36,6 @@ _coalescers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, Grou
 )
 
 
-#: A batch's calls are over once none came for this long (see GroupCoalescer's ``quiet``).
-_QUIET = 0.001
 
 
 def _coalescer(rewarder: Rewarder) -> GroupCoalescer[Sample, dict[str, float | int]]:
@@ -45,7 +43,7 @@ def _coalescer(rewarder: Rewarder) -> GroupCoalescer[Sample, dict[str, float | i
     found = by_rewarder.get(id(rewarder))
     if found is None:
         wait = rewarder.settings.group_wait
-        found = GroupCoalescer(rewarder.score_each, group_size=None, max_wait=wait if wait is not None else 0.005, quiet=_QUIET)
+        found = GroupCoalescer(rewarder.score_each, group_size=None, max_wait=wait, quiet=QUIET)
         by_rewarder[id(rewarder)] = found  # rewarders live as long as their loop, so the id stays theirs
     return found
 

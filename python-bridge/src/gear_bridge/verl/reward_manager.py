@@ -1,4 +1,4 @@
-"""``GearRewardManager``: a VERL 0.9.x reward-loop manager that scores each GRPO group in one request.
+"""``GearRewardManager``: a VERL 0.9.x reward-loop manager that scores a worker's samples in one request.
 
 Configure it with::
 
@@ -8,13 +8,14 @@ Configure it with::
     +reward.reward_kwargs.aggregator=gear
 
 VERL's ``RewardLoopWorker.compute_score_batch`` calls ``run_single`` once per sample, all samples of
-its chunk concurrently. The manager decodes the response as VERL's naive manager does, reads the row
-(``extra_info["gear"]``, with the sample's ``tool_extra_fields`` merged over it as naive.py merges
-them) and the judgments (through the judge), and hands the sample to a
-:class:`~gear_bridge.verl.coalescer.GroupCoalescer` keyed by the prompt's ``uid`` (or by the rubric
-when there is none): a group goes out as one ``rubric.scoreColumns`` / ``host.scoreBatch`` request as
-soon as it has ``actor_rollout_ref.rollout.n`` members, or ``group_wait`` seconds (5 ms) after its
-first member, whichever comes first.
+its chunk concurrently. The manager reads each sample straight from the batch (no DataProto slicing,
+which costs verl's naive manager more than the reward itself), decodes the response as the naive
+manager does, reads the row (``extra_info["gear"]``, with the sample's ``tool_extra_fields`` merged
+over it as naive.py merges them) and the judgments (or leaves them to the judge), and hands the
+sample to a :class:`~gear_bridge.verl.coalescer.GroupCoalescer`: the worker's samples go out
+together (one ``rubric.scoreColumns`` / ``host.scoreBatch`` / ``judge.scoreBatch``, each GRPO
+group's row once) as soon as 1 ms passes without a new one, or ``group_wait`` seconds (5 ms) after
+the first, whichever comes first.
 
 Settings come from ``config.reward.reward_kwargs``, the environment, and constructor keyword
 arguments (in increasing priority). The ``compute_score`` VERL passes is kept but not called.
@@ -31,14 +32,14 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from typing import TYPE_CHECKING, Any, Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..exceptions import ConfigError
 from ..judge import Judge, JudgeCall
 from ..plain_data import plain
 from ..rows import Judgment, parse_judgment, parse_row
 from ..settings import load_settings
-from .coalescer import GroupCoalescer
+from .coalescer import QUIET, GroupCoalescer
 from .rewarder import REWARD_KEYS, Sample, call_endpoints
 from .row_judgments import row_judgments, shared_row_guard
 from .shared import VERL_EXTRA_KWARGS, RouterInfo, shared_rewarder
@@ -82,10 +83,10 @@ def _refuse_unreachable(config: Any) -> None:
 
 
 class GearRewardManager(RewardManagerBase):
-    """Scores samples through gear, one request per GRPO group.
+    """Scores samples through gear, one request per burst of a worker's calls.
 
     Args:
-        config: VERL's trainer config (reads ``reward.reward_kwargs`` and ``actor_rollout_ref.rollout.n``).
+        config: VERL's trainer config (reads ``reward.reward_kwargs``).
         tokenizer: the policy tokenizer (responses are decoded with ``skip_special_tokens=True``).
         compute_score: the custom reward function VERL resolved; kept, not called.
         reward_router_address: VERL's reward-model router, when a reward model runs: the judge's
@@ -123,12 +124,6 @@ class GearRewardManager(RewardManagerBase):
         router = RouterInfo(reward_router_address, reward_model_tokenizer)
         model = router.model or _lookup(config, "reward", "reward_model", "model_path")
         self.endpoints = call_endpoints(self.settings, router.address, model if isinstance(model, str) else None)
-        rollout_n = _lookup(config, "actor_rollout_ref", "rollout", "n")
-        self.group_size: int | None = self.settings.group_size
-        if self.group_size is None and isinstance(rollout_n, int) and not isinstance(rollout_n, bool) and rollout_n >= 1:
-            self.group_size = rollout_n
-        if self.group_size is None and self.settings.group_wait is None:
-            raise ConfigError(("group_wait",), "cannot be None when the group size is unknown: a group would wait forever")
         self._coalescers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, GroupCoalescer[Sample, dict[str, float | int]]] = (
             weakref.WeakKeyDictionary()
         )
@@ -138,7 +133,9 @@ class GearRewardManager(RewardManagerBase):
         loop = asyncio.get_running_loop()
         coalescer = self._coalescers.get(loop)
         if coalescer is None:
-            coalescer = GroupCoalescer(self._send, group_size=self.group_size, max_wait=self.settings.group_wait)
+            # One batch per burst of calls, not per GRPO group: a request per group costs more than
+            # the groups' scoring, and a burst's calls all arrive within a millisecond or two.
+            coalescer = GroupCoalescer(self._send, group_size=None, max_wait=self.settings.group_wait, quiet=QUIET)
             self._coalescers[loop] = coalescer
         return coalescer
 
@@ -199,7 +196,5 @@ class GearRewardManager(RewardManagerBase):
                 if judgment is not None and isinstance(shared_info, Mapping):
                     shared_row_guard().check(shared_info, response, ("extra_info",), key_name)
             sample = Sample(row, response, judgment, ("extra_info",), judgment_path)
-        uid = non_tensor.get("uid")
-        key: Hashable = ("uid", str(uid)) if uid is not None else ("rubric", row.key)
-        fields = await self.coalescer().submit(key, sample)
+        fields = await self.coalescer().submit("all", sample)
         return {"reward_score": fields["score"], "reward_extra_info": fields}
