@@ -1,6 +1,10 @@
 """``python -m gear_bridge.server_keeper DIR``: keeps one machine server alive while it has users.
 
-Started by :func:`gear_bridge.shared_server.machine_server_url` in a session of its own. It starts
+Started by :func:`gear_bridge.shared_server.machine_server_url` in a session of its own. It first
+forks: the keeper proper is the child, and the started process only waits until that child listens
+(exit 0) or fails (its exit code), then exits. So the keeper is no child of the worker that started it:
+Ray kills a worker's child processes when the worker exits (``RAY_kill_child_processes_on_worker_exit``,
+on by default), which would take the server away from the other workers. The keeper starts
 ``gear serve`` on a free loopback port (configuration in ``DIR/keeper.json``, environment
 inherited), writes ``DIR/server.json``, restarts the server on the same port if it exits, and,
 once no file in ``DIR/users`` is locked by a live process for ``GRACE`` seconds, stops the server,
@@ -55,8 +59,27 @@ def _write_server_file(directory: Path, server: EmbeddedServer) -> None:
     temporary.replace(directory / "server.json")
 
 
+def _wait_listening(directory: Path, keeper: int) -> int:
+    """The started process: 0 once ``keeper`` wrote server.json, else its exit code (SIGTERM is passed on)."""
+    signal.signal(signal.SIGTERM, lambda signum, frame: os.kill(keeper, signal.SIGTERM))
+    while True:
+        try:
+            info = json.loads((directory / "server.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            info = None
+        if isinstance(info, dict) and info.get("keeper_pid") == keeper:
+            return 0
+        done, status = os.waitpid(keeper, os.WNOHANG)
+        if done == keeper:
+            return os.waitstatus_to_exitcode(status) or 1
+        time.sleep(0.02)
+
+
 def main(argv: list[str]) -> int:
     directory = Path(argv[0])
+    keeper = os.fork()  # this process has one thread here: forking is safe
+    if keeper > 0:
+        return _wait_listening(directory, keeper)
     config = json.loads((directory / "keeper.json").read_text(encoding="utf-8"))
     handler = logging.FileHandler(directory / "server.log", encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))

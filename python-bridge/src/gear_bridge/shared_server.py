@@ -13,8 +13,10 @@ per machine. The processes meet in a run directory::
 The first process to attach starts a keeper (``python -m gear_bridge.server_keeper DIR``) in its own
 session: the keeper starts the server on a free loopback port, writes ``server.json``, restarts the
 server on the same port if it dies, and stops it once no user file is locked any more (every user
-exited or crashed). The keeper is not a child of any worker, so a worker crash does not take the
-server down; the server is the keeper's child and gets SIGTERM if the keeper itself is killed.
+exited or crashed). The keeper is not a child of any worker (it forks itself off, see
+:mod:`gear_bridge.server_keeper`), so a worker's crash or exit does not take the server down, even
+under Ray, which kills an exiting worker's children; the server is the keeper's child and gets
+SIGTERM if the keeper itself is killed.
 
 Several nodes: each node runs its own server this way (the run directory is node-local); every node
 reaches the same judge endpoints, whose rate limits then apply per node.
@@ -167,16 +169,16 @@ def _start_keeper(
     _keepers.append(pid)
     deadline = None if startup_timeout is None else time.monotonic() + startup_timeout + 5.0
     while True:
-        info = read_server_file(directory)
-        if info is not None and info.get("keeper_pid") == pid and isinstance(info.get("url"), str):
-            logger.info("machine gear serve (keeper pid %d) listening on %s; run directory %s", pid, info["url"], directory)
-            return str(info["url"])
+        # pid is the keeper's launcher (server_keeper forks the keeper off): it exits 0 once the keeper listens.
         done, status = os.waitpid(pid, os.WNOHANG)
         if done == pid:
             _keepers.remove(pid)
-            raise EmbeddedServerError(
-                f"the gear server keeper exited with code {os.waitstatus_to_exitcode(status)} before listening:\n{_tail(directory)}"
-            )
+            code = os.waitstatus_to_exitcode(status)
+            info = read_server_file(directory)
+            if code == 0 and info is not None and isinstance(info.get("url"), str):
+                logger.info("machine gear serve (keeper pid %s) listening on %s; run directory %s", info.get("keeper_pid"), info["url"], directory)
+                return str(info["url"])
+            raise EmbeddedServerError(f"the gear server keeper exited with code {code} before listening:\n{_tail(directory)}")
         if deadline is not None and time.monotonic() > deadline:
             os.kill(pid, 15)
             raise EmbeddedServerError(f"the gear server did not listen within {startup_timeout}s:\n{_tail(directory)}")
