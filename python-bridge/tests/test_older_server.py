@@ -4,6 +4,7 @@ gear serve)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 from typing import Any, List
@@ -13,7 +14,10 @@ from gear_bridge.asyncio.client import AsyncClient
 from gear_bridge.rows import parse_row
 from gear_bridge.scoring import Score, Scorer, ScoreRequest
 from gear_bridge.settings import load_settings
+from gear_bridge.verl.reward_fn import compute_score
 from gear_bridge.verl.row_judgments import row_judgments
+from judge_endpoint import JudgeEndpoint
+from judged_rows import host_rows
 from older_server import OlderServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "verl_glue"))
@@ -56,3 +60,29 @@ def test_an_older_server_gives_the_same_rewards_the_older_way(server: EmbeddedSe
     assert not legacy.also_in_request and not legacy.registry.batch_registration
     assert refused.get("rubric.registerBatch") == 1  # asked once, then one by one
     assert refused.get("rubric.scoreColumns", 0) + refused.get("host.scoreBatch", 0) >= 1
+
+
+def test_judged_metrics_from_a_server_without_also_aggregators(server: EmbeddedServer) -> None:
+    """The judge from config against a server that rejects alsoAggregators: one judge.scoreBatch per
+    metric aggregator (the judge's answers from its cache), the same rewards and metrics as a
+    current server gives, and the endpoint asked once per criterion."""
+    rows = host_rows(3)
+
+    def run(url: str, judge_url: str) -> List[Any]:
+        async def main() -> List[Any]:
+            return list(await asyncio.gather(*(
+                compute_score("healthbench", r["response"], "", {"gear": json.dumps(r["spec"])}, url=url, judge_url=judge_url) for r in rows
+            )))
+        return asyncio.run(main())
+
+    with JudgeEndpoint() as endpoint:
+        direct = run(server.url, endpoint.url)
+        first = endpoint.requests
+        with OlderServer(server.url, missing_methods=[], unknown_params=["alsoAggregators"]) as older:
+            fallback = run(older.url, endpoint.url)
+            refused = dict(older.refused)
+        again = endpoint.requests - first
+    keys = ("score", "native_score", "gear_reward", "flat_reward", "hard_reward", "judge_failed_criteria", "num_criteria")
+    assert [[f[k] for k in keys] for f in fallback] == [[d[k] for k in keys] for d in direct]
+    assert refused == {"judge.scoreBatch": 1}
+    assert first == sum(d["num_criteria"] for d in direct) and again == 0  # the second pass: every answer from the judge's cache
