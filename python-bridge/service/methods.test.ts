@@ -169,6 +169,19 @@ describe('the service methods, over a real socket', () => {
       expect(result.errors).toEqual([]);
     });
 
+    it('rubric.scoreBatch gives the same also as rubric.scoreColumns', async () => {
+      const part = step.slice(0, 16);
+      const items = part.map((r) => ({ rubricId: ids[r.rubric], scores: { p: r.p, d: r.d } }));
+      const batch = await client.call<{ results: { also: Record<string, number> }[] }>('rubric.scoreBatch', { items, alsoAggregators: ['hard', 'flat'] });
+      const columns = await client.call<{ also: Record<string, number[]> }>('rubric.scoreColumns', {
+        rubricIds: part.map((r) => ids[r.rubric]),
+        p: b64(part.flatMap((r) => r.p)),
+        d: part.flatMap((r) => r.d),
+        alsoAggregators: ['hard', 'flat'],
+      });
+      batch.results.forEach((result, i) => expect(result.also).toEqual({ hard: columns.also.hard![i], flat: columns.also.flat![i] }));
+    });
+
     it('give the other aggregators\' rewards of the same scores in also, as in-process core does', async () => {
       const part = step.slice(0, 64);
       const result = await client.call<{ rewards: number[]; also: Record<string, number[]> }>('rubric.scoreColumns', {

@@ -66,14 +66,15 @@ export type ScoreItem = z.infer<typeof ScoreItemSchema>;
 
 export const ScoreParamsSchema = ScoreItemSchema.extend(Encoding);
 
-/** Items stay unknown here: a bad item is data in the result, not a failed request. */
-export const ScoreBatchParamsSchema = z.strictObject({ items: z.array(z.unknown()), ...Aggregation, ...Encoding });
-
 /**
  * Other aggregators whose rewards a result also carries (`also`), computed from the same reading of
  * the judge's outputs: what a trainer logs beside its reward, without a second request.
  */
 export const AlsoAggregatorsSchema = z.array(AggregatorNameSchema).max(5);
+
+/** Items stay unknown here: a bad item is data in the result, not a failed request. */
+export const ScoreBatchParamsSchema = z.strictObject({ items: z.array(z.unknown()), alsoAggregators: AlsoAggregatorsSchema.optional(), ...Aggregation, ...Encoding });
+
 
 export const ScoreColumnsParamsSchema = z.strictObject({
   rubricIds: z.array(z.string().regex(RUBRIC_ID, 'must be "sha256:" followed by 64 lowercase hex digits')),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { GearError, parseWith, type AggregatorName } from '../../../core/index.js';
+import { GearError, parseWith } from '../../../core/index.js';
 import type { SupportedHost } from '../../../adapters/container.js';
 import type { HostFormat, JudgeRequest } from '../../../adapters/host-adapter.js';
 import {
@@ -77,7 +77,7 @@ class SharedRows {
 function scoreHostItem(
   context: ServiceContext,
   input: unknown,
-  defaults: Defaults & { host?: SupportedHost | undefined; also?: readonly AggregatorName[] | undefined },
+  defaults: Defaults & { host?: SupportedHost | undefined },
   at: readonly (string | number)[],
   shared?: SharedRows,
 ) {
@@ -96,7 +96,7 @@ function scoreHostItem(
     row = runAdapter(context, host, at, () => adapter.format.parseRow(item.row));
   }
   const result = runAdapter(context, host, at, () => adapter.scoreRow(row, item.judgeOutputs, item.onJudgeFailure));
-  const also = defaults.also ?? [];
+  const { also } = defaults;
   return {
     host,
     reward: result.reward,
@@ -163,7 +163,7 @@ export const hostScore = defineMethod({
   params: HostScoreParamsSchema,
   handle: (params, context) => {
     const { alsoAggregators, ...item } = params;
-    return scoreHostItem(context, item, { ...defaultsOf({}), also: alsoAggregators }, []);
+    return scoreHostItem(context, item, defaultsOf({ alsoAggregators }), []);
   },
 });
 
@@ -172,7 +172,7 @@ export const hostScoreBatch = defineMethod({
   params: HostScoreBatchParamsSchema,
   handle: async (params, context) => {
     checkBatchSize(params.items, context);
-    const defaults = { ...defaultsOf(params), host: params.host, also: params.alsoAggregators };
+    const defaults = { ...defaultsOf(params), host: params.host };
     const shared = new SharedRows(context, params.rows);
     const omit = params.omit ?? [];
     const max = context.limits.maxReplyBytes;

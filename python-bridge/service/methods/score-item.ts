@@ -4,12 +4,15 @@ import { resolveOptions, type ResolvedOptions } from '../rubric-cache.js';
 import type { ServiceContext } from '../service-context.js';
 import { checkScoresAt, resolveCompiled } from './resolve-rubric.js';
 import { methodWithinCost } from './exact-cost.js';
+import { alsoReward } from './also-reward.js';
 import { decodeFloat64Base64, encodeFloat64Base64, type WireEncoding } from '../float64-base64.js';
 
 export interface Defaults {
   readonly aggregator: AggregatorName;
   readonly options: ResolvedOptions;
   readonly encoding: WireEncoding;
+  /** Other aggregators whose rewards of the same scores each result carries in `also`. */
+  readonly also: readonly AggregatorName[];
 }
 
 export interface ScoreResult {
@@ -21,6 +24,8 @@ export interface ScoreResult {
   readonly flat: number;
   /** With `explain: true`: the explain block of `gear aggregate --explain`. */
   readonly explain?: ExplainRecord;
+  /** With `alsoAggregators`: each one's reward of the same scores (null where it cannot score the rubric). */
+  readonly also?: Readonly<Record<string, number | null>>;
 }
 
 /** Scratch for effective scores: every result copies out of it, so one buffer serves all items. */
@@ -43,10 +48,17 @@ export function scoreItem(context: ServiceContext, input: unknown, defaults: Def
   const effective = q.subarray(0, compiled.size);
   // Flat's effective scores are p itself, so its reward needs no second pass.
   const flat = method === 'flat' ? reward : computeReward(compiled, scores.p);
-  const result = { reward, method, effective: base64 ? encodeFloat64Base64(effective) : Array.from(effective), flat };
-  return item.explain === true ? { ...result, explain: explainRecord(compiled, scores) } : result;
+  const result: ScoreResult = { reward, method, effective: base64 ? encodeFloat64Base64(effective) : Array.from(effective), flat };
+  // The effective scores are copied out above, so the scratch serves the other aggregators now.
+  const also = defaults.also.length === 0 ? {} : { also: Object.fromEntries(defaults.also.map((name) => [name, alsoReward(() => aggregate(compiled, methodWithinCost(context, compiled, name), scores, q).reward)])) };
+  return item.explain === true ? { ...result, ...also, explain: explainRecord(compiled, scores) } : { ...result, ...also };
 }
 
-export function defaultsOf(params: { aggregator?: AggregatorName | undefined; options?: unknown; encoding?: WireEncoding | undefined }): Defaults {
-  return { aggregator: params.aggregator ?? 'gear', options: resolveOptions(params.options), encoding: params.encoding ?? 'json' };
+export function defaultsOf(params: {
+  aggregator?: AggregatorName | undefined;
+  options?: unknown;
+  encoding?: WireEncoding | undefined;
+  alsoAggregators?: readonly AggregatorName[] | undefined;
+}): Defaults {
+  return { aggregator: params.aggregator ?? 'gear', options: resolveOptions(params.options), encoding: params.encoding ?? 'json', also: params.alsoAggregators ?? [] };
 }

@@ -24,21 +24,6 @@ if TYPE_CHECKING:
 __all__ = ["Registration", "RubricRegistry"]
 
 
-def _settle(future: asyncio.Future[Registration]) -> Any:
-    """A done-callback that hands a task's outcome to ``future``."""
-
-    def settle(task: asyncio.Future[Registration]) -> None:
-        if future.done():
-            return
-        if task.cancelled():
-            future.cancel()
-        elif task.exception() is not None:
-            future.set_exception(task.exception())  # type: ignore[arg-type]
-        else:
-            future.set_result(task.result())
-
-    return settle
-
 logger = logging.getLogger("gear_bridge.rubrics")
 
 
@@ -129,10 +114,12 @@ class RubricRegistry:
             except MethodNotFound:
                 logger.info("the server has no rubric.registerBatch; registering rubrics one by one")
                 self.batch_registration = False  # an older server
-                for row in rows:
-                    future = futures[row.key]
-                    self._inflight.pop(row.key, None)  # resolve() registers it on its own now
-                    asyncio.ensure_future(self.resolve(row)).add_done_callback(_settle(future))
+                outcomes = await asyncio.gather(*(self._register(row) for row in rows), return_exceptions=True)
+                for row, outcome in zip(rows, outcomes):
+                    if isinstance(outcome, BaseException):
+                        futures[row.key].set_exception(outcome)
+                    else:
+                        futures[row.key].set_result(outcome)
                 return
             self.registrations += len(rows)
             for row, result in zip(rows, results):
@@ -145,13 +132,7 @@ class RubricRegistry:
                     message = str(error.get("message", ""))
                     future.set_exception(InvalidParams(-32602, message, {"code": error.get("code"), "path": path}, method="rubric.registerBatch"))
                     continue
-                self._generation += 1
-                entry = Registration(row.key, str(result["rubricId"]), self._generation, result)
-                self._entries[row.key] = entry
-                future.set_result(entry)
-            if self.max_rubrics is not None:
-                while len(self._entries) > self.max_rubrics:
-                    self._entries.popitem(last=False)
+                future.set_result(self._remember(row, result))
         except BaseException as error:
             for future in futures.values():
                 if not future.done():
@@ -166,7 +147,10 @@ class RubricRegistry:
 
     async def _register(self, row: GearRow) -> Registration:
         self.registrations += 1
-        info = await self.client.register_rubric(**row.rubric_ref())
+        return self._remember(row, await self.client.register_rubric(**row.rubric_ref()))
+
+    def _remember(self, row: GearRow, info: dict[str, Any]) -> Registration:
+        """Records a ``rubric.register`` result as ``row``'s registration (dropping the oldest beyond ``max_rubrics``)."""
         self._generation += 1
         entry = Registration(row.key, str(info["rubricId"]), self._generation, info)
         self._entries[row.key] = entry

@@ -274,22 +274,14 @@ class Scorer:
                 if columns:
                     results = await self._score_columns([r.rubric_id for r in registrations], judgments, aggregator, options, also)
                 else:
-                    wire = [{**ref, "scores": judgment.to_wire(encoding)} for ref, judgment in items]
-                    # rubric.scoreBatch has no alsoAggregators: one batch per aggregator, at once.
-                    per_aggregator = await asyncio.gather(*(
-                        self._batched(
-                            lambda chunk, name=name: self.client.score_batch(chunk, aggregator=name, options=options, encoding=encoding),
-                            wire,
-                            name,
-                            options,
-                        )
-                        for name in (aggregator, *also)
-                    ))
-                    results = per_aggregator[0]
-                    for name, other in zip(also, per_aggregator[1:]):
-                        for result, extra in zip(results, other):
-                            if "error" not in result:
-                                result.setdefault("also", {})[name] = extra.get("reward")
+                    results = await self._batched(
+                        lambda chunk: self.client.score_batch(
+                            chunk, aggregator=aggregator, options=options, encoding=encoding, also_aggregators=also or None
+                        ),
+                        [{**ref, "scores": judgment.to_wire(encoding)} for ref, judgment in items],
+                        aggregator,
+                        options,
+                    )
             except MethodNotFound:
                 if not columns:
                     raise
@@ -546,7 +538,7 @@ def _unread_of(result: Mapping[str, Any]) -> int:
     return sum(1 for j in result.get("judgments", []) if isinstance(j, dict) and j.get("status") in _UNREAD)
 
 
-def _also_of(result: Mapping[str, Any], also: tuple[str, ...]) -> dict[str, float | None]:
+def _also_of(result: Mapping[str, Any], also: Sequence[str]) -> dict[str, float | None]:
     """A result's ``also`` rewards, in the order asked (None where the server gave none)."""
     given = result.get("also") or {}
     out: dict[str, float | None] = {}

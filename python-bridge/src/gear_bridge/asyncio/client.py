@@ -386,6 +386,7 @@ class AsyncClient:
         aggregator: str | None = None,
         options: Mapping[str, Any] | None = None,
         encoding: str | None = None,
+        also_aggregators: Sequence[str] | None = None,
     ) -> list[dict[str, Any]]:
         """``rubric.scoreBatch``: many responses in one request.
 
@@ -395,6 +396,7 @@ class AsyncClient:
             options: the batch's default options.
             encoding: ``"float64-base64"`` when every ``scores.p`` is sent encoded with
                 :func:`gear_bridge.protocol.encode_float64` (``effective`` then comes back encoded too).
+            also_aggregators: aggregators whose rewards of the same scores each result carries in ``also``.
 
         Returns:
             One result per item, in order: ``{index, reward, method, effective, flat}`` or ``{index, error}``.
@@ -407,6 +409,8 @@ class AsyncClient:
         _aggregation(params, aggregator, options)
         if encoding is not None:
             params["encoding"] = encoding
+        if also_aggregators is not None:
+            params["alsoAggregators"] = list(also_aggregators)
         result = await self.call("rubric.scoreBatch", params)
         return _results(result)
 

@@ -120,6 +120,7 @@ class Client:
         aggregator: str | None = None,
         options: Mapping[str, Any] | None = None,
         encoding: str | None = None,
+        also_aggregators: Sequence[str] | None = None,
     ) -> list[dict[str, Any]]:
         """``rubric.scoreBatch``; see ``AsyncClient.score_batch``.
 
@@ -127,7 +128,9 @@ class Client:
             UnknownRubric: some rubricId is unknown.
             LimitExceeded: too many items or bytes.
         """
-        return self._thread.run(self._client.score_batch(items, aggregator=aggregator, options=options, encoding=encoding))
+        return self._thread.run(
+            self._client.score_batch(items, aggregator=aggregator, options=options, encoding=encoding, also_aggregators=also_aggregators)
+        )
 
     def host_requests(self, host: str, row: Mapping[str, Any], response: str) -> list[dict[str, Any]]:
         """``host.requests``; see ``AsyncClient.host_requests``.

@@ -22,7 +22,7 @@ from typing import Any, Mapping, Sequence
 from ..asyncio.client import AsyncClient
 from ..exceptions import ConfigError, InvalidParams, PathPart, RowError
 from ..rows import GEAR_KEY, GearRow, Judgment
-from ..scoring import Score, Scorer, ScoreRequest, _field_error, _unrecognized
+from ..scoring import Score, Scorer, ScoreRequest, _also_of, _field_error, _unrecognized
 from ..settings import Settings
 
 __all__ = ["REWARD_KEYS", "METRIC_KEYS", "JUDGE_CALL_TIMEOUT", "Sample", "Rewarder", "call_endpoints"]
@@ -184,16 +184,14 @@ class Rewarder:
         settings = self.settings
         # Rubric rows return the flat reward with every request; host rows return their native one.
         groups = [[i for i in indices if not samples[i].row.is_host], [i for i in indices if samples[i].row.is_host]]
-        jobs = []
-        for group, free in zip(groups, (("flat",), ())):
-            if group:
-                requests = [samples[i].request() for i in group]
-                jobs.append(self.scorer.score_each(requests, aggregator=settings.aggregator, options=settings.options,
-                                                   host=settings.host, also=self._wanted(free)))
-            else:
-                jobs.append(_nothing())
-        answers = await asyncio.gather(*jobs)
-        for group, answer, flat_is_native in zip(groups, answers, (True, False)):
+        sent = [(group, free) for group, free in zip(groups, (("flat",), ())) if group]
+        answers = await asyncio.gather(*(
+            self.scorer.score_each([samples[i].request() for i in group], aggregator=settings.aggregator, options=settings.options,
+                                   host=settings.host, also=self._wanted(free))
+            for group, free in sent
+        ))
+        for (group, free), answer in zip(sent, answers):
+            flat_is_native = "flat" in free
             for index, score in zip(group, answer):
                 out[index] = _fields(score, None, self._metrics(score, flat_is_native)) if isinstance(score, Score) else score
 
@@ -282,7 +280,7 @@ class Rewarder:
             stats = result.get("judge", {}).get("stats", {})
             failed_criteria += int(result.get("failedCriteria", 0))
             failed_requests += int(stats.get("failedRequests", 0))
-            also = {name: (float(v) if isinstance(v, (int, float)) else None) for name, v in (result.get("also") or {}).items()}
+            also = _also_of(result, wanted)
             score = Score(float(result["reward"]), float(result["nativeReward"]), str(result["method"]), tuple(result["effective"]), 0, also)
             out[index] = _fields(score, result, self._metrics(score, False))
         if failed_criteria or failed_requests:
@@ -292,10 +290,6 @@ class Rewarder:
                 "(against the response), counted in reward_extra_info judge_failed_criteria",
                 failed_criteria, len(sendable), failed_requests, policy,
             )
-
-
-async def _nothing() -> list[Score | RowError | ConfigError]:
-    return []
 
 
 def describe_endpoints(endpoints: Sequence[Mapping[str, Any]] | None) -> str:
