@@ -241,6 +241,50 @@ describe('the service methods, over a real socket', () => {
       expect(result.rewards[1]).toBe(aggregate(compiled[0]!, 'gear', { p: compiled[0]!.ids.map(() => 0.5) }).reward);
     });
 
+    it('take new rubrics inline in rubrics + rubricIndex: registered by the request, scored as by id', async () => {
+      const part = step.slice(0, 40); // rubrics 0..4, 8 responses each
+      const fresh = { criteria: [{ id: 'a', text: 'A new rubric of this step', weight: 2 }, { id: 'b', text: 'B', weight: -1 }], edges: [{ parent: 'a', child: 'b', relation: 'strong' }] };
+      const byId = await client.call<{ rewards: number[]; flat: number[]; sizes: number[]; effective: string }>('rubric.scoreColumns', {
+        rubricIds: part.map((r) => ids[r.rubric]),
+        p: b64(part.flatMap((r) => r.p)),
+        alsoAggregators: ['hard'],
+      });
+      // Rubric 0 by id, 1..4 inline (as the bridge sends a step whose rubrics are new), then the fresh one.
+      const rubrics = [{ rubricId: ids[0] }, ...[1, 2, 3, 4].map((k) => ({ reward_model: bundled[k]!.rewardModel })), { rubric: fresh }];
+      const inline = await client.call<{ rewards: number[]; flat: number[]; sizes: number[]; effective: string; rubricIds: string[]; errors: unknown[] }>('rubric.scoreColumns', {
+        rubrics,
+        rubricIndex: [...part.map((r) => r.rubric), 5],
+        p: b64([...part.flatMap((r) => r.p), 1, 0.25]),
+        alsoAggregators: ['hard'],
+      });
+      expect(inline.errors).toEqual([]);
+      expect(inline.rewards.slice(0, 40)).toEqual(byId.rewards);
+      expect(inline.flat.slice(0, 40)).toEqual(byId.flat);
+      expect(inline.sizes.slice(0, 40)).toEqual(byId.sizes);
+      const fromIds = decodeFloat64Base64(byId.effective, []);
+      expect(Array.from(decodeFloat64Base64(inline.effective, []).subarray(0, fromIds.length))).toEqual(Array.from(fromIds));
+      const freshId = (await client.call<{ rubricId: string }>('rubric.register', { rubric: fresh })).rubricId;
+      expect(inline.rubricIds).toEqual([...ids.slice(0, 5), freshId]);
+      // Registered by that request: scoring it by id now works.
+      const again = await client.call<{ rewards: number[] }>('rubric.scoreColumns', { rubricIds: [freshId], p: b64([1, 0.25]) });
+      expect(again.rewards[0]).toBe(inline.rewards[40]);
+    });
+
+    it('refuse a bad rubrics entry at its field, a bad rubricIndex at its index, and both forms at once', async () => {
+      const p = b64(step[0]!.p);
+      const bad = await client.request('rubric.scoreColumns', { rubrics: [{ rubric: { criteria: [{ id: 'a', text: 'A', weight: 'one' }] } }], rubricIndex: [0], p: b64([1]) });
+      expect(bad.error).toMatchObject({ code: -32602, data: { path: ['rubrics', 0, 'rubric', 'criteria', 0, 'weight'] } });
+      const neither = await client.request('rubric.scoreColumns', { rubrics: [{}], rubricIndex: [0], p });
+      expect(neither.error).toMatchObject({ code: -32602, data: { path: ['rubrics', 0, 'rubricId'] } });
+      const outside = await client.request('rubric.scoreColumns', { rubrics: [{ rubricId: ids[0] }], rubricIndex: [0, 1], p });
+      expect(outside.error).toMatchObject({ code: -32602, data: { path: ['rubricIndex', 1] } });
+      const both = await client.request('rubric.scoreColumns', { rubricIds: [ids[0]], rubrics: [{ rubricId: ids[0] }], rubricIndex: [0], p });
+      expect(both.error).toMatchObject({ code: -32602, data: { path: ['rubrics'] } });
+      const unknown = `sha256:${'0'.repeat(64)}`;
+      const forgotten = await client.request('rubric.scoreColumns', { rubrics: [{ rubricId: unknown }], rubricIndex: [0], p });
+      expect(forgotten.error).toMatchObject({ code: -32001, data: { rubricIds: [unknown] } });
+    });
+
     it('refuse scores whose count does not match the rubrics', async () => {
       const response = await client.request('rubric.scoreColumns', { rubricIds: [ids[0]], p: b64([0.5]) });
       expect(response.error).toMatchObject({ code: -32602, data: { path: ['p'] } });

@@ -76,8 +76,20 @@ export const AlsoAggregatorsSchema = z.array(AggregatorNameSchema).max(5);
 export const ScoreBatchParamsSchema = z.strictObject({ items: z.array(z.unknown()), alsoAggregators: AlsoAggregatorsSchema.optional(), ...Aggregation, ...Encoding });
 
 
+/** A column's rubric in `rubrics`: a registered id, or the rubric itself (registered by the request). */
+export const ColumnRubricSchema = z.strictObject(RubricRefFields);
+
 export const ScoreColumnsParamsSchema = z.strictObject({
-  rubricIds: z.array(z.string().regex(RUBRIC_ID, 'must be "sha256:" followed by 64 lowercase hex digits')),
+  /** One registered rubric id per response. */
+  rubricIds: z.array(z.string().regex(RUBRIC_ID, 'must be "sha256:" followed by 64 lowercase hex digits')).optional(),
+  /**
+   * Instead of `rubricIds`: the request's distinct rubrics (entries stay unknown here; each is
+   * checked at `rubrics[k]`), each a `{rubricId}` or an inline `{rubric}` / `{reward_model}` that the
+   * request registers, and `rubricIndex`, one index into `rubrics` per response. A step's new
+   * rubrics then cost no separate rubric.registerBatch round trip.
+   */
+  rubrics: z.array(z.unknown()).optional(),
+  rubricIndex: z.array(z.number().int().nonnegative()).optional(),
   p: z.string(),
   /** Judge decisions for hard gating, concatenated like p (optional). */
   d: z.array(z.boolean()).optional(),

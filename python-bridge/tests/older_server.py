@@ -2,15 +2,18 @@
 
 Requests naming a method the older release lacks get its -32601; requests carrying a top-level
 param it lacks get the -32602 its strict params schema gives (``Unrecognized key: "rows"``, path
-``[]``); everything else goes to the real server and back, byte for byte. For testing the bridge's
-fallbacks against the answers an older server really gives.
+``[]``); requests without a param it required get the -32602 it gives for that (``rubricIds:
+Invalid input: expected array, received undefined``, path ``["rubricIds"]``); everything else goes
+to the real server and back, byte for byte. For testing the bridge's fallbacks against the answers
+an older server really gives (each was read from a real server of that release). Every request is
+recorded (``requests``).
 """
 from __future__ import annotations
 
 import asyncio
 import json
 import threading
-from typing import Any, Dict, Iterable, Optional
+from typing import Any, Dict, Iterable, List, Optional
 
 from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
@@ -19,10 +22,16 @@ from websockets.asyncio.server import ServerConnection, serve
 class OlderServer:
     """``with OlderServer(upstream_url, missing_methods, unknown_params) as older: older.url``."""
 
-    def __init__(self, upstream: str, missing_methods: Iterable[str], unknown_params: Iterable[str]) -> None:
+    def __init__(
+        self, upstream: str, missing_methods: Iterable[str], unknown_params: Iterable[str], required_params: Optional[Dict[str, str]] = None
+    ) -> None:
         self.upstream = upstream
         self.missing_methods = frozenset(missing_methods)
         self.unknown_params = tuple(unknown_params)
+        #: method -> an array param the older release required.
+        self.required_params = dict(required_params or {})
+        #: Every request received, in order.
+        self.requests: List[Dict[str, Any]] = []
         #: How many requests were refused, by method.
         self.refused: Dict[str, int] = {}
         self.url = ""
@@ -60,6 +69,11 @@ class OlderServer:
         if method in self.missing_methods:
             self.refused[str(method)] = self.refused.get(str(method), 0) + 1
             error: Dict[str, Any] = {"code": -32601, "message": f"Method not found: {method}", "data": {"method": method}}
+        elif method in self.required_params and isinstance(params, dict) and self.required_params[str(method)] not in params:
+            self.refused[str(method)] = self.refused.get(str(method), 0) + 1
+            name = self.required_params[str(method)]
+            reason = "Invalid input: expected array, received undefined"
+            error = {"code": -32602, "message": f"Invalid params: {name}: {reason}", "data": {"code": "invalid_input", "path": [name], "reason": reason}}
         else:
             extra = [k for k in self.unknown_params if isinstance(params, dict) and k in params]
             if not extra:
@@ -80,6 +94,8 @@ class OlderServer:
             try:
                 async for message in client:
                     request = json.loads(message)
+                    if isinstance(request, dict):
+                        self.requests.append(request)
                     refusal = self._refusal(request) if isinstance(request, dict) else None
                     if refusal is not None:
                         await client.send(json.dumps(refusal))

@@ -86,3 +86,22 @@ def test_judged_metrics_from_a_server_without_also_aggregators(server: EmbeddedS
     assert [[f[k] for k in keys] for f in fallback] == [[d[k] for k in keys] for d in direct]
     assert refused == {"judge.scoreBatch": 1}
     assert first == sum(d["num_criteria"] for d in direct) and again == 0  # the second pass: every answer from the judge's cache
+
+
+def test_a_server_before_inline_rubrics_in_columns_registers_first(server: EmbeddedServer) -> None:
+    """A server whose rubric.scoreColumns requires rubricIds (the release before `rubrics`): refused
+    once as that release refuses it, then the step's rubrics go in one rubric.registerBatch and are
+    scored by id, with the same rewards."""
+    requests = [r for r in requests_of(seed=62) if not r.row.is_host]
+    direct, modern = asyncio.run(scores(server.url, requests))
+    with OlderServer(server.url, missing_methods=[], unknown_params=[], required_params={"rubric.scoreColumns": "rubricIds"}) as older:
+        fallback, legacy = asyncio.run(scores(older.url, requests))
+        again, _ = asyncio.run(scores(older.url, requests))
+        refused = dict(older.refused)
+        methods = [r["method"] for r in older.requests]
+    assert [(s.reward, s.native_reward, s.effective, dict(s.also)) for s in fallback] == [(s.reward, s.native_reward, s.effective, dict(s.also)) for s in direct]
+    assert again == fallback
+    assert modern.columns_register and not legacy.columns_register
+    assert refused == {"rubric.scoreColumns": 2}  # once per client (each a new Scorer)
+    # Each client: refused, then the rubrics registered in one request and scored by id.
+    assert methods == ["server.info", "rubric.scoreColumns", "rubric.registerBatch", "rubric.scoreColumns"] * 2

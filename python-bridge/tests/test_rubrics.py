@@ -7,8 +7,9 @@ from typing import Any, Dict, List
 
 from cases import gear_spec, healthbench_records, random_scores
 from conftest import start_server
-from gear_bridge import EmbeddedServer, JudgeScores, RubricRegistry, Scorer, ScoreRequest, parse_row
+from gear_bridge import EmbeddedServer, JudgeScores, RowError, RubricRegistry, Scorer, ScoreRequest, parse_row
 from gear_bridge.asyncio import connect
+from older_server import OlderServer
 
 
 def requests_for(seed: int, prompts: int, per_prompt: int) -> List[ScoreRequest]:
@@ -84,3 +85,48 @@ def test_batches_are_split_at_the_server_limit() -> None:
         asyncio.run(main())
     finally:
         small.stop()
+
+
+def test_new_rubrics_travel_inline_in_columns_once_then_by_id(server: EmbeddedServer) -> None:
+    """A batch's new rubrics go inline in its rubric.scoreColumns (each distinct rubric once), which
+    registers them; the next batch names them by id. Rewards equal registering first."""
+    requests = requests_for(4, 5, 3)
+
+    async def main() -> None:
+        with OlderServer(server.url, missing_methods=[], unknown_params=[]) as recorder:  # refuses nothing: records
+            async with connect(recorder.url) as client:
+                scorer = Scorer(client)
+                first = await scorer.score(requests)
+                second = await scorer.score(requests)
+            sent = [r for r in recorder.requests if r["method"] != "server.info"]
+        async with connect(server.url) as client:
+            registering = Scorer(client)
+            registering.columns_register = False
+            expected = await registering.score(requests)
+        assert first == second == expected
+        assert [r["method"] for r in sent] == ["rubric.scoreColumns", "rubric.scoreColumns"]
+        inline, by_id = sent[0]["params"], sent[1]["params"]
+        assert [set(entry) for entry in inline["rubrics"]] == [{"reward_model"}] * 5
+        assert inline["rubricIndex"] == [k for k in range(5) for _ in range(3)] and "rubricIds" not in inline
+        assert "rubrics" not in by_id and len(set(by_id["rubricIds"])) == 5 and len(by_id["rubricIds"]) == 15
+        assert scorer.registry.registrations == 5 and len(scorer.registry) == 5
+
+    asyncio.run(main())
+
+
+def test_a_bad_new_rubric_fails_only_its_own_responses(server: EmbeddedServer) -> None:
+    """A rubric the server rejects, among new ones of one batch: its responses get the error at the
+    row's field (the batch is registered first to tell whose), the others their rewards."""
+    requests = requests_for(5, 3, 2)
+    bad_row = parse_row({"gear": {"format": "canonical", "rubric": {"criteria": [{"id": "a", "text": "A", "weight": 1}, {"id": "a", "text": "B", "weight": 1}]}}})
+    batch = requests[:2] + [ScoreRequest(bad_row, "r", JudgeScores((0.5, 0.5)))] + requests[2:]
+
+    async def main() -> None:
+        async with connect(server.url) as client:
+            got = await Scorer(client).score_each(batch)
+            alone = [(await Scorer(client).score([r]))[0] for r in requests]
+        error = got[2]
+        assert isinstance(error, RowError) and error.path == ("extra_info", "gear", "rubric", "criteria", 1, "id"), error
+        assert [g for k, g in enumerate(got) if k != 2] == alone
+
+    asyncio.run(main())

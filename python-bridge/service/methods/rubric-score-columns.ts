@@ -4,14 +4,15 @@ import { methodWithinCost } from './exact-cost.js';
 import { decodeFloat64Base64, encodeFloat64Base64 } from '../float64-base64.js';
 import { ScoreColumnsParamsSchema } from '../params.js';
 import { resolveOptions } from '../rubric-cache.js';
-import { checkBatchSize } from './batch-limit.js';
 import { itemError, type ItemError } from './item-error.js';
 import { defineMethod } from './method.js';
 import { checkRubricIdsKnown } from './resolve-rubric.js';
 import { alsoReward } from './also-reward.js';
+import { columnRubrics } from './column-rubrics.js';
 
 /**
- * A GRPO step in columns: one registered rubric id per response and every response's scores in
+ * A GRPO step in columns: one registered rubric id per response (or the step's distinct rubrics in
+ * `rubrics`, new ones inline, and `rubricIndex` into them) and every response's scores in
  * one float64-base64 string, concatenated in response order (each response has as many as its
  * rubric has criteria), decisions `d` (optional, for hard gating) likewise as one boolean array. Rewards come back as arrays, effective scores as one string again;
  * `alsoAggregators` adds `also: {name: rewards}` from the same scores (a trainer's side metrics). The
@@ -21,13 +22,14 @@ export const rubricScoreColumns = defineMethod({
   name: 'rubric.scoreColumns',
   params: ScoreColumnsParamsSchema,
   handle: async (params, context) => {
-    const { rubricIds } = params;
-    checkBatchSize(rubricIds, context);
-    checkRubricIdsKnown(context, rubricIds);
     const options = resolveOptions(params.options);
+    const columns = await columnRubrics(params, context, options);
+    const { rubricIds, field } = columns;
+    checkRubricIdsKnown(context, rubricIds);
     const aggregator: AggregatorName = params.aggregator ?? 'gear';
     // A rubric that does not compile under these options (onInvalidEdge: reject) fails its own
-    // responses only, at path rubricIds[i] + the rubric's field; its size still places the others.
+    // responses only, at path rubricIds[i] (or rubricIndex[i]) + the rubric's field; its size still
+    // places the others.
     const compileErrors = new Map<string, GearError>();
     const compiled: (CompiledRubric | undefined)[] = rubricIds.map((id) => {
       if (compileErrors.has(id)) return undefined;
@@ -65,7 +67,7 @@ export const rubricScoreColumns = defineMethod({
       const size = sizes[index] as number;
       const pi = p.subarray(offset, offset + size);
       try {
-        if (rubric === undefined) throw (compileErrors.get(rubricIds[index] as string) as GearError).under(['rubricIds', index]);
+        if (rubric === undefined) throw (compileErrors.get(rubricIds[index] as string) as GearError).under([field, index]);
         let scores;
         try {
           scores = checkScores(rubric, { p: pi, d: d?.slice(offset, offset + rubric.size) });
@@ -82,7 +84,7 @@ export const rubricScoreColumns = defineMethod({
           (also[k] as (number | null)[])[index] = alsoReward(() => aggregate(rubric, methodWithinCost(context, rubric, name), scores, scratch.subarray(0, rubric.size)).reward);
         }
       } catch (error) {
-        errors.push(itemError(index, error, ['rubricIds', index]));
+        errors.push(itemError(index, error, [field, index]));
         rewards[index] = null;
         flat[index] = null;
         methods[index] = null;
@@ -97,6 +99,7 @@ export const rubricScoreColumns = defineMethod({
       sizes,
       effective: encodeFloat64Base64(q),
       errors,
+      ...(columns.registered === undefined ? {} : { rubricIds: columns.registered }),
       ...(alsoNames.length === 0 ? {} : { also: Object.fromEntries(alsoNames.map((name, k) => [name, also[k]])) }),
     };
   },

@@ -74,6 +74,13 @@ class GearRow:
         """``rubric``, ``reward_model`` or ``row``: the spec field (and wire param) of the content."""
         return _CONTENT_FIELD[self.format]
 
+    @property
+    def criteria_count(self) -> int:
+        """How many criteria a canonical or official row's rubric has (its judge scores' length)."""
+        if self.is_host:
+            raise ValueError(f"a {self.format} row is scored through its host, not by rubric reference")
+        return len(self.content["criteria" if self.format == "canonical" else "rubrics"])
+
     def rubric_ref(self) -> dict[str, Any]:
         """The inline rubric reference of a canonical or official row: ``{"rubric": ...}`` / ``{"reward_model": ...}``."""
         if self.is_host:

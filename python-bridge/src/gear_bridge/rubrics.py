@@ -61,6 +61,17 @@ class RubricRegistry:
     def __len__(self) -> int:
         return len(self._entries)
 
+    def known(self, row: GearRow) -> Registration | None:
+        """``row``'s registration if this registry has one (nothing is sent)."""
+        entry = self._entries.get(row.key)
+        if entry is not None:
+            self._entries.move_to_end(row.key)
+        return entry
+
+    def remember(self, row: GearRow, info: dict[str, Any]) -> Registration:
+        """Records that the server registered ``row``'s rubric as ``info["rubricId"]`` (by another method)."""
+        return self._remember(row, info)
+
     async def resolve(self, row: GearRow) -> Registration:
         """The registration of ``row``'s rubric, registering it first if needed.
 

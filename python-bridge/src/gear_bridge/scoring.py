@@ -134,6 +134,9 @@ class Scorer:
         #: Registered rubrics go out as one ``rubric.scoreColumns`` (no per-item objects on either
         #: side: about half the time of scoreBatch for a GRPO step); False after a server without it.
         self.columns = True
+        #: A step's new rubrics travel inline in its ``rubric.scoreColumns`` (``rubrics``), which
+        #: registers them: no ``rubric.registerBatch`` round trip first. False after a server without it.
+        self.columns_register = True
         #: Rewards under ``also`` aggregators travel in the scoring request itself, and host rows
         #: once per request (``rows``); False after a server older than both (one request per
         #: aggregator then, each item with its row).
@@ -241,6 +244,8 @@ class Scorer:
         options: Mapping[str, Any] | None,
         also: tuple[str, ...],
     ) -> None:
+        if await self._score_new_rubrics_in_columns(requests, indices, out, aggregator, options, also):
+            return
         inline = False
         for attempt in range(_RESEND_UNKNOWN + 1):
             registered: list[Registration | RowError | ConfigError] = (
@@ -272,7 +277,7 @@ class Scorer:
             columns = self.columns and not inline and encoding == FLOAT64_BASE64 and _uniform_decisions(judgments)
             try:
                 if columns:
-                    results = await self._score_columns([r.rubric_id for r in registrations], judgments, aggregator, options, also)
+                    results = await self._score_columns(list(registrations), judgments, aggregator, options, also)
                 else:
                     results = await self._batched(
                         lambda chunk: self.client.score_batch(
@@ -308,22 +313,100 @@ class Scorer:
                     self.encoding = None  # an older server: JSON numbers from now on
                     continue
                 raise self._envelope_error(error) from None
-            for index, result in zip(sent, results):
-                request = requests[index]
-                if "error" in result:
-                    error_info = result["error"]
-                    path = list(error_info.get("path", []))
-                    # Compiling a registered rubric under the item's options reports a path relative
-                    # to the rubric itself (["edges", 0]), not under ["items", i].
-                    relative = path[2:] if path[:1] == ["items"] else [request.row.content_field, *path]
-                    out[index] = _field_error(request, relative, str(error_info.get("message", "")))
-                else:
-                    effective = result["effective"]
-                    values = decode_float64(effective) if isinstance(effective, str) else tuple(effective)
-                    out[index] = Score(
-                        float(result["reward"]), float(result["flat"]), str(result["method"]), values, 0, _also_of(result, also)
-                    )
+            self._fill_columns(requests, sent, results, out, also)
             return
+
+    async def _score_new_rubrics_in_columns(
+        self,
+        requests: Sequence[ScoreRequest],
+        indices: list[int],
+        out: list[Score | RowError | ConfigError | None],
+        aggregator: str,
+        options: Mapping[str, Any] | None,
+        also: tuple[str, ...],
+    ) -> bool:
+        """Scores the rows in ``rubric.scoreColumns`` requests that carry the rubrics not registered
+        yet (the server registers them): in training every prompt is new, so this saves a
+        ``rubric.registerBatch`` round trip per request.
+
+        Returns False, having filled nothing, when the rows must take the register-then-score path:
+        the server rejected one of the rubrics (registering them one by one tells whose row it is),
+        the server predates ``rubrics``, or the batch does not fit columns.
+        """
+        judgments = [requests[i].judgment for i in indices]
+        if not (self.columns and self.columns_register and self.also_in_request and self.encoding == FLOAT64_BASE64
+                and _uniform_decisions(judgments)):
+            return False
+        for _ in range(_RESEND_UNKNOWN):
+            sent: list[int] = []
+            columns: list[Registration | GearRow] = []
+            for index in indices:
+                request = requests[index]
+                judgment = request.judgment
+                assert isinstance(judgment, JudgeScores)
+                registration = self.registry.known(request.row)
+                size = registration.info.get("size") if registration is not None else request.row.criteria_count
+                if isinstance(size, int) and len(judgment.p) != size:
+                    # Caught here: in columns one miscounted response would shift every other one.
+                    detail = f"has {len(judgment.p)} scores but the rubric has {size} criteria"
+                    out[index] = _field_error(request, ["scores", "p"], f"scores.p: {detail}")
+                    continue
+                sent.append(index)
+                columns.append(registration if registration is not None else request.row)
+            if not sent:
+                return True
+            try:
+                results = await self._score_columns(columns, [requests[i].judgment for i in sent], aggregator, options, also)
+            except UnknownRubric as error:
+                unknown = set(error.rubric_ids)
+                for column in columns:
+                    if isinstance(column, Registration) and (not unknown or column.rubric_id in unknown):
+                        self.registry.invalidate(column)  # sent inline next time
+                for index in sent:
+                    out[index] = None
+                continue
+            except InvalidParams as error:
+                for index in sent:
+                    out[index] = None
+                if _unrecognized(error, _NEWER_PARAMS):
+                    raise  # an older server still: the caller asks the older way
+                head = error.path[:1]
+                if head == ("rubrics",) and len(error.path) > 1:
+                    return False  # a rubric the server rejected: the registration path names its row
+                if head in ((), ("rubricIds",), ("rubricIndex",)):
+                    logger.info("the server does not register rubrics in rubric.scoreColumns (%s); registering first", error.message)
+                    self.columns_register = False  # an older server
+                    return False
+                raise self._envelope_error(error) from None
+            except MethodNotFound:
+                for index in sent:
+                    out[index] = None
+                return False
+            self._fill_columns(requests, sent, results, out, also)
+            return True
+        return False
+
+    def _fill_columns(
+        self,
+        requests: Sequence[ScoreRequest],
+        sent: Sequence[int],
+        results: Sequence[Mapping[str, Any]],
+        out: list[Score | RowError | ConfigError | None],
+        also: tuple[str, ...],
+    ) -> None:
+        for index, result in zip(sent, results):
+            request = requests[index]
+            if "error" in result:
+                error_info = result["error"]
+                path = list(error_info.get("path", []))
+                # Compiling a registered rubric under the item's options reports a path relative
+                # to the rubric itself (["edges", 0]), not under ["items", i].
+                relative = path[2:] if path[:1] == ["items"] else [request.row.content_field, *path]
+                out[index] = _field_error(request, relative, str(error_info.get("message", "")))
+            else:
+                effective = result["effective"]
+                values = decode_float64(effective) if isinstance(effective, str) else tuple(effective)
+                out[index] = Score(float(result["reward"]), float(result["flat"]), str(result["method"]), values, 0, _also_of(result, also))
 
     async def _register_all(self, requests: Sequence[ScoreRequest]) -> list[Registration | RowError | ConfigError]:
         """Each request's registration, or the error at its own row's field (new rubrics: one request)."""
@@ -416,17 +499,27 @@ class Scorer:
         return max_items, max_bytes
 
     async def _score_columns(
-        self, rubric_ids: list[str], judgments: list[Judgment], aggregator: str, options: Mapping[str, Any] | None, also: tuple[str, ...]
+        self,
+        columns: list[Registration | GearRow],
+        judgments: list[Judgment],
+        aggregator: str,
+        options: Mapping[str, Any] | None,
+        also: tuple[str, ...],
     ) -> list[dict[str, Any]]:
         """``rubric.scoreColumns`` in as few requests as the server's limits allow, its answer
-        reshaped into ``rubric.scoreBatch`` results (item error paths included) for the caller."""
+        reshaped into ``rubric.scoreBatch`` results (item error paths included) for the caller.
+
+        ``columns`` gives each response's rubric: a registration (sent by id), or a row whose rubric
+        the request carries inline (once per request) for the server to register.
+        """
         max_items, max_bytes = await self._server_limits()
         bounds: list[tuple[int, int]] = []
         start, size = 0, 0
         for k, judgment in enumerate(judgments):
             assert isinstance(judgment, JudgeScores)
-            # id + quotes + comma, base64 of 8 bytes per score, and ", false" per decision.
-            item_bytes = len(rubric_ids[k]) + 3 + 11 * len(judgment.p) + (6 * len(judgment.p) if judgment.d is not None else 0)
+            # id + quotes + comma, base64 of 8 bytes per score, and ", false" per decision. An
+            # inline rubric's bytes are not counted: a request is split where the items alone demand it.
+            item_bytes = 74 + 11 * len(judgment.p) + (6 * len(judgment.p) if judgment.d is not None else 0)
             full = (max_items is not None and k - start >= max_items) or (
                 max_bytes is not None and k > start and size + item_bytes > max_bytes - _ENVELOPE_SLACK - 256
             )
@@ -436,7 +529,7 @@ class Scorer:
             size += item_bytes
         bounds.append((start, len(judgments)))
         answers = await asyncio.gather(
-            *(self._columns_request(rubric_ids[a:b], judgments[a:b], aggregator, options, also) for a, b in bounds if b > a)
+            *(self._columns_request(columns[a:b], judgments[a:b], aggregator, options, also) for a, b in bounds if b > a)
         )
         results: list[dict[str, Any]] = []
         for (a, _), answer in zip(bounds, answers):
@@ -444,14 +537,38 @@ class Scorer:
         return results
 
     async def _columns_request(
-        self, rubric_ids: list[str], judgments: list[Judgment], aggregator: str, options: Mapping[str, Any] | None, also: tuple[str, ...]
+        self,
+        columns: list[Registration | GearRow],
+        judgments: list[Judgment],
+        aggregator: str,
+        options: Mapping[str, Any] | None,
+        also: tuple[str, ...],
     ) -> list[dict[str, Any]]:
         scores = [j for j in judgments if isinstance(j, JudgeScores)]
-        params: dict[str, Any] = {
-            "rubricIds": rubric_ids,
-            "p": encode_float64(x for j in scores for x in j.p),
-            "aggregator": aggregator,
-        }
+        params: dict[str, Any] = {}
+        new_rows: dict[str, tuple[int, GearRow]] = {}
+        if all(isinstance(c, Registration) for c in columns):
+            params["rubricIds"] = [c.rubric_id for c in columns if isinstance(c, Registration)]
+        else:
+            # Each distinct rubric once: by id when registered, else inline.
+            entries: list[dict[str, Any]] = []
+            where: dict[str, int] = {}
+            index: list[int] = []
+            for column in columns:
+                key = column.key
+                k = where.get(key)
+                if k is None:
+                    k = where[key] = len(entries)
+                    if isinstance(column, Registration):
+                        entries.append({"rubricId": column.rubric_id})
+                    else:
+                        entries.append(column.rubric_ref())
+                        new_rows[key] = (k, column)
+                index.append(k)
+            params["rubrics"] = entries
+            params["rubricIndex"] = index
+        params["p"] = encode_float64(x for j in scores for x in j.p)
+        params["aggregator"] = aggregator
         if scores and scores[0].d is not None:
             params["d"] = [x for j in scores for x in (j.d or ())]
         if options is not None:
@@ -459,6 +576,12 @@ class Scorer:
         if also:
             params["alsoAggregators"] = list(also)
         answer = await self.client.call("rubric.scoreColumns", params)
+        if new_rows:
+            ids = answer.get("rubricIds")
+            if isinstance(ids, list):
+                for k, row in new_rows.values():
+                    self.registry.remember(row, {"rubricId": ids[k], "size": row.criteria_count})
+                self.registry.registrations += len(new_rows)
         return self._reshape_columns(answer)
 
     @staticmethod
@@ -475,7 +598,7 @@ class Scorer:
                 # Columns name a score by its position in the whole p (or d); scoreBatch by item.
                 if len(path) == 2 and path[0] in ("p", "d") and isinstance(path[1], int):
                     path = ["items", index, "scores", path[0], path[1] - offset]
-                elif path[:1] == ["rubricIds"]:
+                elif path[:1] in (["rubricIds"], ["rubricIndex"]):
                     path = path[2:]  # the registered rubric's own field (it failed to compile under these options)
                 error["path"] = path
                 results.append({"index": index, "error": error})

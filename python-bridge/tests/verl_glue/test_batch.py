@@ -56,8 +56,9 @@ def test_batch_manager_call_shape(server: EmbeddedServer) -> None:
     assert len({s["fcp_leakage"] for s in scores}) == 1  # one step-level figure
     # The reward and the hard metric in one rubric.scoreColumns (alsoAggregators; flat comes with every answer).
     assert delta(before, after, "rubric.scoreColumns") == 1 and delta(before, after, "diagnostics.fcp") == 1
-    # The step's 12 new rubrics in one rubric.registerBatch, each once (then cached).
-    assert delta(before, after, "rubric.registerBatch") == 1 and delta(before, after, "rubric.register") == 0
+    # The step's 12 new rubrics travel inline in that request, which registers them: no registration
+    # requests (diagnostics.fcp, after it, names them by id).
+    assert delta(before, after, "rubric.registerBatch") == 0 and delta(before, after, "rubric.register") == 0
     again = verify(samples, config, aggregator="gear")
     assert again == scores
     final = by_method(server.url)

@@ -15,7 +15,6 @@ step has no rubric rows) to every result.
 
 from __future__ import annotations
 
-import asyncio
 import math
 from typing import Any, Sequence
 
@@ -105,8 +104,9 @@ async def _score_all(
         outcomes = await rewarder.score_each(samples)
         step: dict[str, float] = {}
     else:
-        outcomes, leakage = await asyncio.gather(rewarder.score_each(samples), _fcp_leakage(rewarder, samples))
-        step = {"fcp_leakage": leakage}
+        outcomes = await rewarder.score_each(samples)
+        # After the scoring, whose request registered the step's new rubrics: FCP names them by id.
+        step = {"fcp_leakage": await _fcp_leakage(rewarder, samples)}
     results: list[dict[str, float | int]] = []
     for outcome in outcomes:
         if isinstance(outcome, Exception):
@@ -122,7 +122,7 @@ async def _fcp_leakage(rewarder: Rewarder, samples: Sequence[Sample]) -> float:
     if aggregator == "auto":
         aggregator = "gear"  # auto resolves per rubric; diagnostics.fcp takes a method
     scored = [s for s in samples if not s.row.is_host and isinstance(s.judgment, JudgeScores)]
-    # One registration request for the step's new rubrics (the same one score_each waits for).
+    # Known from the scoring request (none is sent); a rubric evicted since is registered again.
     registrations = await rewarder.scorer.registry.resolve_many([s.row for s in scored])
     for sample, registration in zip(scored, registrations):
         judgment = sample.judgment

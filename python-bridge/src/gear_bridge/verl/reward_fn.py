@@ -17,34 +17,25 @@ them, instead of one per call).
 from __future__ import annotations
 
 import asyncio
-import weakref
 from typing import Any
 
 from ..exceptions import ConfigError, RowError
 from ..judge import JudgeCall
 from ..rows import parse_row
 from ..sync.loop_thread import shared_loop_thread
-from .coalescer import QUIET, GroupCoalescer
+from .coalescer import IDLE_TURNS, GroupCoalescer
 from .rewarder import REWARD_KEYS, Rewarder, Sample, call_endpoints
 from .row_judgments import row_judgments, shared_row_guard
 from .shared import settings_from_kwargs, shared_rewarder
 
 __all__ = ["REWARD_KEYS", "compute_score", "compute_score_sync"]
 
-_coalescers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, GroupCoalescer[Sample, dict[str, float | int]]]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-
-
 def _coalescer(rewarder: Rewarder) -> GroupCoalescer[Sample, dict[str, float | int]]:
-    by_rewarder = _coalescers.setdefault(asyncio.get_running_loop(), {})
-    found = by_rewarder.get(id(rewarder))
+    """The rewarder's coalescer of single calls (a rewarder belongs to one event loop)."""
+    found = rewarder.single_calls
     if found is None:
-        wait = rewarder.settings.group_wait
-        found = GroupCoalescer(rewarder.score_each, group_size=None, max_wait=wait, quiet=QUIET)
-        by_rewarder[id(rewarder)] = found  # rewarders live as long as their loop, so the id stays theirs
+        found = GroupCoalescer(rewarder.score_each, group_size=None, max_wait=rewarder.settings.group_wait, idle_turns=IDLE_TURNS)
+        rewarder.single_calls = found
     return found
 
 

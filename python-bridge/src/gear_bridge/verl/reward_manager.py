@@ -39,7 +39,7 @@ from ..judge import Judge, JudgeCall
 from ..plain_data import plain
 from ..rows import Judgment, parse_judgment, parse_row
 from ..settings import load_settings
-from .coalescer import QUIET, GroupCoalescer
+from .coalescer import IDLE_TURNS, GroupCoalescer
 from .rewarder import REWARD_KEYS, Sample, call_endpoints
 from .row_judgments import row_judgments, shared_row_guard
 from .shared import VERL_EXTRA_KWARGS, RouterInfo, shared_rewarder
@@ -134,8 +134,8 @@ class GearRewardManager(RewardManagerBase):
         coalescer = self._coalescers.get(loop)
         if coalescer is None:
             # One batch per burst of calls, not per GRPO group: a request per group costs more than
-            # the groups' scoring, and a burst's calls all arrive within a millisecond or two.
-            coalescer = GroupCoalescer(self._send, group_size=None, max_wait=self.settings.group_wait, quiet=QUIET)
+            # the groups' scoring, and a burst's calls all arrive within a few loop turns.
+            coalescer = GroupCoalescer(self._send, group_size=None, max_wait=self.settings.group_wait, idle_turns=IDLE_TURNS)
             self._coalescers[loop] = coalescer
         return coalescer
 

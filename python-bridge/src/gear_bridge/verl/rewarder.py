@@ -24,6 +24,7 @@ from ..exceptions import ConfigError, InvalidParams, PathPart, RowError
 from ..rows import GEAR_KEY, GearRow, Judgment
 from ..scoring import Score, Scorer, ScoreRequest, _also_of, _field_error, _unrecognized
 from ..settings import Settings
+from .coalescer import GroupCoalescer
 
 __all__ = ["REWARD_KEYS", "METRIC_KEYS", "JUDGE_CALL_TIMEOUT", "Sample", "Rewarder", "call_endpoints"]
 
@@ -134,6 +135,8 @@ class Rewarder:
         self.client: AsyncClient = scorer.client
         self.settings = settings
         self.endpoints = [dict(e) for e in endpoints] if endpoints is not None else None
+        #: The coalescer of single-response calls (``reward_fn.compute_score``) on this rewarder's loop.
+        self.single_calls: GroupCoalescer[Sample, dict[str, float | int]] | None = None
 
     async def score_each(self, samples: Sequence[Sample]) -> list[dict[str, float | int] | RowError | ConfigError]:
         """Every sample's result, or the error of its own row (the others are still rewarded).

@@ -185,7 +185,9 @@ async def shared_scorer(settings: Settings) -> Scorer:
 async def shared_rewarder(settings: Settings, endpoints: list[dict[str, Any]] | None) -> Rewarder:
     """The running loop's :class:`Rewarder` for ``settings`` and judge ``endpoints``."""
     loop = asyncio.get_running_loop()
-    key = (id(settings), stable_json(endpoints))  # the Rewarder holds settings, so the id stays its own
+    # Once per response: no JSON for the common case of no endpoints. The Rewarder holds settings,
+    # so the id stays its own.
+    key = (id(settings), None if endpoints is None else stable_json(endpoints))
     found = _rewarders.get(loop, {}).get(key)
     if found is not None:
         return found
