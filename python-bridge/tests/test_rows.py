@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gear_bridge import RowError, parse_row
 from gear_bridge.rows import parse_judge_outputs, parse_scores
@@ -25,10 +27,13 @@ HOST_ROW = {"prompt": [{"role": "user", "content": "q"}], "reward_model": {"rubr
     ],
 )
 def test_formats_parse_from_dict_and_json(spec: dict, form: str, field: str) -> None:
-    """Each format reads the same from a dict and from its JSON string, with equal keys for equal content."""
+    """Each format reads the same from a dict and from its JSON string. Keys: equal content as dicts,
+    or equal texts, give equal keys (a text's key is its own digest, so a row need not be re-encoded)."""
     from_dict = parse_row({"gear": spec})
     from_text = parse_row({"gear": json.dumps(spec), "num_turns": None})
-    assert from_dict == from_text
+    assert (from_dict.format, from_dict.content) == (from_text.format, from_text.content)
+    assert parse_row({"gear": json.loads(json.dumps(spec))}).key == from_dict.key
+    assert parse_row({"gear": json.dumps(spec)}).key == from_text.key != parse_row({"gear": json.dumps(spec, indent=1)}).key
     assert (from_dict.format, from_dict.content_field, from_dict.is_host) == (form, field, form not in ("canonical", "official-gear"))
     assert from_dict.content == spec[field]
 
@@ -100,3 +105,30 @@ def test_judge_outputs_are_strings() -> None:
     with pytest.raises(RowError) as caught:
         parse_judge_outputs("plain text", ("j",))
     assert caught.value.path == ("j",)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    sign=st.sampled_from(["", "-"]),
+    whole=st.from_regex(r"0|[1-9][0-9]{0,3}", fullmatch=True),
+    fraction=st.one_of(st.just(""), st.from_regex(r"\.[0-9]{1,4}", fullmatch=True)),
+    exponent=st.one_of(st.just(""), st.builds(lambda e, s, d: f"{e}{s}{d}", st.sampled_from("eE"), st.sampled_from(["", "+", "-"]), st.integers(0, 999))),
+    special=st.sampled_from([None, "NaN", "Infinity", "-Infinity"]),
+    spaced=st.booleans(),
+)
+def test_a_row_text_with_a_non_finite_number_is_refused_at_its_field(
+    sign: str, whole: str, fraction: str, exponent: str, special: str | None, spaced: bool
+) -> None:
+    """Rows that come as JSON text skip the finiteness walk unless the text could spell a
+    non-finite number: whatever number literal a weight has, parsing refuses it exactly when
+    json.loads reads it as NaN or +-inf, naming the weight."""
+    literal = special if special is not None else f"{sign}{whole}{fraction}{exponent}"
+    value = json.loads(literal)
+    separator = ", " if spaced else ","
+    text = '{"format": "canonical", "rubric": {"criteria": [{"id": "a", "text": "x", "weight": 1}' + separator + '{"id": "b", "text": "y", "weight": ' + literal + "}]}}"
+    if isinstance(value, float) and not math.isfinite(value):
+        with pytest.raises(RowError) as caught:
+            parse_row({"gear": text})
+        assert caught.value.path == ("extra_info", "gear", "rubric", "criteria", 1, "weight")
+    else:
+        assert parse_row({"gear": text}).content["criteria"][1]["weight"] == value
