@@ -17,7 +17,7 @@ export {
   type EmptyDenominator,
   type RetentionByRelation,
 } from './model/options.js';
-export { compileRubric, effectiveRetention } from './compile/compile-rubric.js';
+export { compileRubric, compileParsedRubric, effectiveRetention } from './compile/compile-rubric.js';
 export { RELATION_BY_CODE, RELATION_CODE, type CompiledRubric } from './compile/compiled-rubric.js';
 export type { CompileReport, DroppedEdge, DropReason, RoleWarning } from './compile/compile-report.js';
 export { isAllowedByRoles, effectiveRole } from './compile/role-rules.js';
@@ -63,6 +63,7 @@ export { simulateJudgment, type SimulatedJudgment } from './simulation/simulate-
 export {
   readOfficialRewardModel,
   compileOfficialRewardModel,
+  compileOfficialReading,
   toOfficialRewardModel,
   OfficialRewardModelSchema,
   ROLE_TO_NODE_TYPE,

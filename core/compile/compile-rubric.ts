@@ -31,6 +31,18 @@ export function effectiveRetention(edge: Edge, options: AggregationOptions): num
 export function compileRubric(rubricInput: unknown, optionsInput: AggregationOptionsInput = {}): CompiledRubric {
   const rubric: Rubric = parseWith(RubricSchema, rubricInput);
   const options: AggregationOptions = parseWith(AggregationOptionsSchema, optionsInput, ['options']);
+  return compileParsedRubric(rubric, options);
+}
+
+/**
+ * compileRubric for a rubric and options that are already RubricSchema's and
+ * AggregationOptionsSchema's output. Both schemas only fill defaults, so parsing their output again
+ * changes nothing: this skips it. The service parses a new rubric once and its options once per
+ * request; validating both again at every compile was over half of registering a rubric.
+ *
+ * @throws GearError as compileRubric, for what only compiling finds (ids, the graph, overflow).
+ */
+export function compileParsedRubric(rubric: Rubric, options: AggregationOptions): CompiledRubric {
   const size = rubric.criteria.length;
   const indexById = validateIds(rubric.criteria);
 

@@ -128,7 +128,11 @@ export function readOfficialRewardModel(input: unknown): OfficialReading {
 
 /** Reads and compiles an official reward_model; dropped-edge indices refer to graph.edges. */
 export function compileOfficialRewardModel(input: unknown, options: AggregationOptionsInput = {}): CompiledRubric {
-  const reading = readOfficialRewardModel(input);
+  return compileOfficialReading(readOfficialRewardModel(input), options);
+}
+
+/** compileOfficialRewardModel of a reward_model already read (readOfficialRewardModel), not read again. */
+export function compileOfficialReading(reading: OfficialReading, options: AggregationOptionsInput = {}): CompiledRubric {
   const compiled = compileRubric(reading.rubric, options);
   const dropped = [
     ...reading.droppedEdges,

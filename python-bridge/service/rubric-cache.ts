@@ -3,10 +3,10 @@ import {
   AggregationOptionsSchema,
   GearError,
   RubricSchema,
-  compileRubric,
+  compileParsedRubric,
   parseWith,
   readOfficialRewardModel,
-  compileOfficialRewardModel,
+  compileOfficialReading,
   type AggregationOptions,
   type AggregationOptionsInput,
   type CompiledRubric,
@@ -155,7 +155,8 @@ export class RubricCache {
     }
     const hit = entry.variants.get(options.key);
     if (hit !== undefined) return hit;
-    const compiled = compileRubric(entry.rubric, options.options);
+    // entry.rubric and options.options are their schemas' output already (readSource, resolveOptions).
+    const compiled = compileParsedRubric(entry.rubric, options.options);
     this.remember(entry, options.key, compiled);
     return compiled;
   }
@@ -229,13 +230,14 @@ function readSource(
 ): { rubric: Rubric; compile: () => CompiledRubric } {
   try {
     if (source.format === 'canonical') {
+      // Parsed once here; options are resolveOptions' output: the compile validates neither again.
       const rubric = parseWith(RubricSchema, source.rubric);
-      return { rubric, compile: () => located(() => compileRubric(rubric, options), [...at, 'rubric']) };
+      return { rubric, compile: () => located(() => compileParsedRubric(rubric, options), [...at, 'rubric']) };
     }
     const reading = readOfficialRewardModel(source.reward_model);
     return {
       rubric: reading.rubric,
-      compile: () => located(() => compileOfficialRewardModel(source.reward_model, options), [...at, 'reward_model']),
+      compile: () => located(() => compileOfficialReading(reading, options), [...at, 'reward_model']),
     };
   } catch (error) {
     if (error instanceof GearError) throw error.under([...at, source.format === 'canonical' ? 'rubric' : 'reward_model']);
