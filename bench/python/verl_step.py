@@ -14,7 +14,7 @@ worker, the step in the 8 chunks of 112 that verl's 8 workers get, one after the
 reward-loop naive manager + a custom function, or with GearRewardManager; the legacy batch manager
 (verl.workers.reward_manager.batch) for compute_score_batched. The baseline is what a user writes
 without gear: a flat weighted score in Python, per call. Median of REPEATS steps (each a different step, every configuration running each step in turn),
-after a warm-up step.
+after a warm-up step; gear/flat is the median (and quartiles) of each step's own ratio.
 """
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
 
 N = 8
 PROMPTS = 112
-REPEATS = 12
+REPEATS = 20  # medians of 12 moved by +-10% between runs on this machine
 CONFIG_DIR = str(Path(verl.__file__).parent / "trainer" / "config")
 
 
@@ -184,8 +184,14 @@ def main() -> int:
                     times[k].append(timed_step(workers[k], step) * 1000)
             medians = [statistics.median(t) for t in times]
             flat = medians[1]
-            for (path, metrics, _), ms in zip(configs, medians):
-                ratio = "-" if path == "flat Python" or metrics == "-" and path.startswith("verl") else f"{ms / flat:.2f}"
+            for k, ((path, metrics, _), ms) in enumerate(zip(configs, medians)):
+                if path == "flat Python" or path.startswith("verl"):
+                    ratio = "-"
+                else:
+                    # Each step's own ratio (the configurations ran it seconds apart): a slow spell of
+                    # the machine, which moves the medians of ms by 10-30% between runs here, cancels.
+                    q1, q2, q3 = statistics.quantiles([g / f for g, f in zip(times[k], times[1])], n=4)
+                    ratio = f"{q2:.2f} ({q1:.2f}-{q3:.2f})"
                 print(f"| {name} | {path} | {metrics} | {flat:.0f} | {ms:.0f} | {ratio} |", flush=True)
     finally:
         server.stop()
@@ -193,5 +199,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    print("| rows | gear path | metrics | flat Python ms | gear ms | gear/flat |\n| --- | --- | --- | --- | --- | --- |", flush=True)
+    print("| rows | gear path | metrics | flat Python ms | gear ms | gear/flat per step: median (quartiles) |\n| --- | --- | --- | --- | --- | --- |", flush=True)
     sys.exit(main())

@@ -341,6 +341,11 @@ describe('the service methods, over a real socket', () => {
         });
         const single = await client.call<{ reward: number }>('host.score', { host, ...items[0]! });
         expect(single.reward).toBe(local.score(items[0]!).reward);
+        // Scoring never reads the response: without it (or empty, as gear_bridge sends it), the same results.
+        const unread = await client.call<{ results: unknown[] }>('host.scoreBatch', { host, items: items.map(({ row, judgeOutputs }) => ({ row, judgeOutputs })) });
+        const empty = await client.call<{ results: unknown[] }>('host.scoreBatch', { host, items: items.map((item) => ({ ...item, response: '' })) });
+        expect(unread.results).toEqual(results);
+        expect(empty.results).toEqual(results);
       });
     }
 

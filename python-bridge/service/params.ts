@@ -108,7 +108,8 @@ export const HostScoreItemSchema = z.strictObject({
   row: z.unknown().optional(),
   /** Instead of `row`: the index of the batch's `rows` entry this response answers (rows shared by a group travel once). */
   rowIndex: z.number().int().nonnegative().optional(),
-  response: z.string(),
+  /** The response judged. Not read when scoring (the judge's outputs carry the verdicts), so optional. */
+  response: z.string().optional(),
   judgeOutputs: z.array(z.string()),
   /** What an unread criterion counts as (adapters/judge-output/failure-policy.ts); pessimistic by default. */
   onJudgeFailure: z.enum(['pessimistic', 'official', 'error']).optional(),

@@ -329,9 +329,9 @@ class Scorer:
         yet (the server registers them): in training every prompt is new, so this saves a
         ``rubric.registerBatch`` round trip per request.
 
-        Returns False, having filled nothing, when the rows must take the register-then-score path:
-        the server rejected one of the rubrics (registering them one by one tells whose row it is),
-        the server predates ``rubrics``, or the batch does not fit columns.
+        Returns False when the rows must take the register-then-score path, which then scores all
+        of them: the server rejected one of the rubrics (``rubric.registerBatch`` tells whose row it
+        is), the server predates ``rubrics``, or the batch does not fit columns.
         """
         judgments = [requests[i].judgment for i in indices]
         if not (self.columns and self.columns_register and self.also_in_request and self.encoding == FLOAT64_BASE64
@@ -712,7 +712,7 @@ def _host_chunks(
         key = request.row.key
         if budget is not None and key not in row_bytes:
             row_bytes[key] = len(json.dumps(request.row.content, separators=(",", ":"), ensure_ascii=False).encode("utf-8")) + 1
-        item_bound = 64 + len(host or request.row.format) + _json_bound(request.response) + sum(_json_bound(o) + 1 for o in request.judgment)
+        item_bound = 64 + len(host or request.row.format) + sum(_json_bound(o) + 1 for o in request.judgment)
         chunk = chunks[-1]
         added = item_bound + (row_bytes.get(key, 0) if key not in chunk.row_index else 0)
         full = (max_items is not None and len(chunk.items) >= max_items) or (
@@ -726,9 +726,9 @@ def _host_chunks(
         if row is None:
             row = chunk.row_index[key] = len(chunk.rows)
             chunk.rows.append(request.row.content)
-        chunk.items.append(
-            {"host": host or request.row.format, "rowIndex": row, "response": request.response, "judgeOutputs": list(request.judgment)}
-        )
+        # The judge's outputs carry the verdicts: scoring never reads the response, and a policy's
+        # responses are KBs each (MBs a step). Sent empty rather than left out: older servers require it.
+        chunk.items.append({"host": host or request.row.format, "rowIndex": row, "response": "", "judgeOutputs": list(request.judgment)})
         chunk.bound += added
     return [c for c in chunks if c.items]
 

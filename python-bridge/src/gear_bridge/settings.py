@@ -108,7 +108,7 @@ class Settings:
     connect_timeout: float | None = 10.0
     reconnect_deadline: float | None = 60.0
     startup_timeout: float | None = 30.0
-    # Batching: a worker's calls go out together after 1 ms without a new one, or after group_wait
+    # Batching: a worker's calls go out together after 3 idle loop turns, or after group_wait
     group_wait: float | None = 0.005
     # Limits
     max_rubrics: int | None = 10000

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import GEAR_CLI
+from older_server import OlderServer
 from gear_bridge import ConfigError, EmbeddedServer, RowError
 from gear_bridge.verl.rewarder import METRIC_KEYS, REWARD_KEYS
 
@@ -146,3 +147,22 @@ def test_unreadable_judgments_are_counted(server: EmbeddedServer) -> None:
 
     result = asyncio.run(main())
     assert result["unread_judgments"] == count and result["num_criteria"] == count
+
+
+def test_host_rows_send_no_response_text(server: EmbeddedServer) -> None:
+    """Scoring a host row never reads the response (the judge's outputs carry the verdicts): the
+    host.scoreBatch request carries each response empty, and the rewards are the CLI's."""
+    samples = make_samples(seed=71, prompts=6, group=4, formats=("ruscarl", "gear"))
+    for sample in samples:
+        sample["response"] = sample["response"] * 200  # a policy's response is KBs long
+
+    async def main(url: str) -> List[float]:
+        results = await asyncio.gather(*(compute_score("hb", s["response"], "", dict(s["extra_info"]), url=url) for s in samples))
+        return [r["score"] for r in results]
+
+    with OlderServer(server.url, missing_methods=[], unknown_params=[]) as recorder:  # refuses nothing: records
+        rewards = asyncio.run(main(recorder.url))
+        sent = [r for r in recorder.requests if r["method"] == "host.scoreBatch"]
+    assert rewards == expected_rewards(samples)
+    items = [item for request in sent for item in request["params"]["items"]]
+    assert len(items) == len(samples) and {item["response"] for item in items} == {""}

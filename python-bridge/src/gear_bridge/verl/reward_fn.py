@@ -9,9 +9,9 @@ The legacy (non-async) naive manager calls its function without awaiting it, so 
 ``compute_score_sync`` (``custom_reward_function.name=compute_score_sync``).
 
 VERL merges ``reward_kwargs`` into every call's keyword arguments; every setting of
-:mod:`gear_bridge.settings` may be given there or in the environment. Calls that arrive within
-``group_wait`` of each other on one event loop go to the server together (one request for all of
-them, instead of one per call).
+:mod:`gear_bridge.settings` may be given there or in the environment. The calls of one burst on an
+event loop (no 3 loop turns without a call, at most ``group_wait`` from the first) go to the server
+together: one request for all of them, instead of one per call.
 """
 
 from __future__ import annotations

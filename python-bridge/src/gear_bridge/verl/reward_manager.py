@@ -14,8 +14,8 @@ manager does, reads the row (``extra_info["gear"]``, with the sample's ``tool_ex
 over it as naive.py merges them) and the judgments (or leaves them to the judge), and hands the
 sample to a :class:`~gear_bridge.verl.coalescer.GroupCoalescer`: the worker's samples go out
 together (one ``rubric.scoreColumns`` / ``host.scoreBatch`` / ``judge.scoreBatch``, each GRPO
-group's row once) as soon as 1 ms passes without a new one, or ``group_wait`` seconds (5 ms) after
-the first, whichever comes first.
+group's row once) as soon as the event loop turned 3 times without a new one, or ``group_wait``
+seconds (5 ms) after the first, whichever comes first.
 
 Settings come from ``config.reward.reward_kwargs``, the environment, and constructor keyword
 arguments (in increasing priority). The ``compute_score`` VERL passes is kept but not called.
