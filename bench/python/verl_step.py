@@ -7,7 +7,8 @@ Run with the verl venv (scripts/verl-venv) from the repository root:
 
 One GRPO step is 896 responses (112 prompts x 8 rollouts) on the 30 HealthBench oss_eval rubrics
 with their graphs, judgments precomputed (judge scores for canonical rows, RuscaRL grader outputs for
-ruscarl rows). As in training, every prompt of every step is new: each prompt's row is made distinct
+ruscarl rows); responses are a few dozen tokens, and LONG tokens in a third scenario (verl decodes
+every response, whatever the reward needs). As in training, every prompt of every step is new: each prompt's row is made distinct
 (its step and prompt number appended to one text field), so no step reuses a rubric registration
 or a row another prompt or step already sent; the 8 rollouts of a prompt share its row by reference. Each path is driven by verl's own code: RewardLoopWorker.compute_score_batch (one
 worker, the step in the 8 chunks of 112 that verl's 8 workers get, one after the other) with the
@@ -46,6 +47,7 @@ from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
 N = 8
 PROMPTS = 112
 REPEATS = 20  # medians of 12 moved by +-10% between runs on this machine
+LONG = 1500  # tokens of a response in the third scenario
 CONFIG_DIR = str(Path(verl.__file__).parent / "trainer" / "config")
 
 
@@ -110,6 +112,15 @@ def distinct_rows(samples: List[Dict[str, Any]], step: int) -> List[Dict[str, An
     return samples
 
 
+def lengthened(samples: List[Dict[str, Any]], length: int) -> List[Dict[str, Any]]:
+    """Each response padded to ``length`` characters (one token each with this tokenizer): a
+    policy's responses are hundreds to thousands of tokens, the samples' a few dozen."""
+    for sample in samples:
+        if length > len(sample["response"]):
+            sample["response"] += " " + "abcdefgh " * ((length - len(sample["response"])) // 9)
+    return samples
+
+
 def make_step(tokenizer: Any, samples: List[Dict[str, Any]]) -> DataProto:
     encoded = [tokenizer.encode(s["response"]) + [tokenizer.eos_token_id] for s in samples]
     width = max(len(e) for e in encoded)
@@ -148,13 +159,14 @@ def main() -> int:
     tokenizer = hf_tokenizer(tok)
     server = EmbeddedServer(GEAR_COMMAND, extra_args=["--log-level", "warn"]).__enter__()
     try:
-        def steps_of(form: str, seed: int) -> List[DataProto]:
-            return [make_step(tokenizer, distinct_rows(make_samples(seed=seed + k, prompts=PROMPTS, group=N, formats=(form,)), k))
+        def steps_of(form: str, seed: int, length: int = 0) -> List[DataProto]:
+            return [make_step(tokenizer, lengthened(distinct_rows(make_samples(seed=seed + k, prompts=PROMPTS, group=N, formats=(form,)), k), length))
                     for k in range(REPEATS + 1)]
 
         steps = {
             "judge scores (canonical rows)": steps_of("canonical", 700),
             "RuscaRL rows (grader outputs)": steps_of("ruscarl", 800),
+            f"RuscaRL rows, {LONG}-token responses": steps_of("ruscarl", 900, LONG),
         }
         flat_fn = ["reward.custom_reward_function.path=pkg://__main__", "reward.custom_reward_function.name=flat_compute_score"]
         gear_fn = ["reward.custom_reward_function.path=pkg://gear_bridge.verl.reward_fn", "reward.custom_reward_function.name=compute_score",
