@@ -11,7 +11,7 @@ const optionsArb = fc.record(
   {
     gamma: fc.constantFrom(0, 1, 2, 0.5),
     normalize: fc.constantFrom('positive-sum', 'abs-sum'),
-    multiParentRule: fc.constantFrom('product', 'min'),
+    multiParentRule: fc.constantFrom('product', 'geometric-mean', 'arithmetic-mean', 'max'),
     onInvalidEdge: fc.constantFrom('drop', 'reject'),
     clip: fc.boolean(),
   },
