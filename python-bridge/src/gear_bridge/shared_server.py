@@ -16,7 +16,10 @@ server on the same port if it dies, and stops it once no user file is locked any
 exited or crashed). The keeper is not a child of any worker (it forks itself off, see
 :mod:`gear_bridge.server_keeper`), so a worker's crash or exit does not take the server down, even
 under Ray, which kills an exiting worker's children; the server is the keeper's child and gets
-SIGTERM if the keeper itself is killed.
+SIGTERM if the keeper itself is killed. A process that attaches while a live keeper is restarting
+its server waits for it. If the keeper dies, the workers' clients (``AsyncClient(locate=...)``) call
+:func:`machine_server_url` again when they cannot reconnect: the first starts a new keeper, the
+others find it.
 
 Several nodes: each node runs its own server this way (the run directory is node-local); every node
 reaches the same judge endpoints, whose rate limits then apply per node.
@@ -88,6 +91,17 @@ def _connectable(url: str) -> bool:
         return False
 
 
+def _connectable_within(url: str, keeper_pid: Any, seconds: float | None) -> bool:
+    """Whether ``url`` takes connections before ``seconds`` pass, while its keeper lives."""
+    deadline = time.monotonic() + (seconds if seconds is not None else 30.0)
+    while True:
+        if _connectable(url):
+            return True
+        if not _alive(keeper_pid) or time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+
+
 def _register_user(directory: Path) -> None:
     """Locks a user file of this process in ``directory/users`` for the rest of its life."""
     key = str(directory)
@@ -133,8 +147,11 @@ def machine_server_url(
             fcntl.flock(lock_file, fcntl.LOCK_EX)
             _register_user(directory)
             info = read_server_file(directory)
-            if info is not None and _alive(info.get("keeper_pid")) and isinstance(info.get("url"), str) and _connectable(info["url"]):
-                return str(info["url"])
+            if info is not None and _alive(info.get("keeper_pid")) and isinstance(info.get("url"), str):
+                # A live keeper may be restarting its server on the same port: wait for it rather
+                # than start a second keeper beside it.
+                if _connectable_within(info["url"], info["keeper_pid"], startup_timeout):
+                    return str(info["url"])
             return _start_keeper(directory, command, token, env, extra_args, startup_timeout)
 
 

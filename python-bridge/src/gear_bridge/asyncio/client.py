@@ -13,7 +13,7 @@ import inspect
 import logging
 import random
 from types import TracebackType
-from typing import Any, Generator, Mapping, Sequence
+from typing import Any, Callable, Generator, Mapping, Sequence
 
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
@@ -60,6 +60,10 @@ class AsyncClient:
         reconnect_deadline: seconds a call keeps reconnecting and resending after losing its
             connection; None retries forever.
         max_message_bytes: largest answer frame accepted; None for no limit.
+        locate: where the server is now, asked (on a worker thread: it may block, e.g. to start a
+            server) when a lost connection cannot be opened again at ``url``; the client moves to
+            the address it returns. None keeps ``url``. For servers that can come back elsewhere,
+            e.g. a machine server whose keeper died and was replaced by another worker's.
     """
 
     def __init__(
@@ -74,8 +78,11 @@ class AsyncClient:
         reconnect_deadline: float | None = 60.0,
         # Limits
         max_message_bytes: int | None = 2**28,
+        # Discovery
+        locate: Callable[[], str] | None = None,
     ) -> None:
         self.url = url
+        self.locate = locate
         self.token = token
         self.timeout = timeout
         self.connect_timeout = connect_timeout
@@ -232,6 +239,8 @@ class AsyncClient:
                 failure: Exception = error
             except (OSError, InvalidHandshake, asyncio.TimeoutError) as error:
                 failure = error
+            if self.locate is not None and self.connections_opened > 0 and await self._moved():
+                continue  # the server is elsewhere now: try there at once
             remaining = deadline - loop.time()
             if remaining <= 0:
                 raise ConnectionLost(f"cannot connect to {self.url} after {attempt} attempt(s): {failure}") from failure
@@ -252,6 +261,20 @@ class AsyncClient:
         finally:
             self.protocol.forget(request.id)
         return link
+
+    async def _moved(self) -> bool:
+        """Asks ``locate`` where the server is; True when that is a new address (now ``url``)."""
+        assert self.locate is not None
+        try:
+            url = await asyncio.get_running_loop().run_in_executor(None, self.locate)
+        except Exception as error:  # locating may fail in many ways; the retries go on at the old address
+            logger.warning("locating the gear server again failed (%s); still retrying %s", error, self.url)
+            return False
+        if url == self.url:
+            return False
+        logger.warning("the gear server moved from %s to %s; reconnecting there", self.url, url)
+        self.url = url
+        return True
 
     def _check_server(self, info: Any) -> None:
         if not isinstance(info, dict) or info.get("protocol") != PROTOCOL_VERSION:

@@ -177,6 +177,9 @@ async def shared_scorer(settings: Settings) -> Scorer:
                 timeout=settings.timeout,
                 connect_timeout=settings.connect_timeout,
                 reconnect_deadline=settings.reconnect_deadline,
+                # This machine's server: if its keeper dies, the first worker to notice starts a new
+                # one (on another port) and every other worker finds it the same way.
+                locate=(lambda: _server_url(settings)) if settings.url is None and settings.shared_server else None,
             )
             scorers[key] = Scorer(client, max_rubrics=settings.max_rubrics)
         return scorers[key]
