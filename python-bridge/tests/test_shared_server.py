@@ -65,6 +65,16 @@ def again(worker: "subprocess.Popen[str]") -> Dict[str, Any]:
     return answer
 
 
+def detach(workers: List["subprocess.Popen[str]"]) -> None:
+    """Ends the workers as they end in training: each exits once its stdin closes."""
+    for worker in workers:
+        if worker.stdin is not None:
+            worker.stdin.close()
+        worker.wait(30)
+        if worker.stdout is not None:
+            worker.stdout.close()
+
+
 def test_workers_share_one_server_that_outlives_a_crash_and_stops_after_the_last(tmp_path: Path) -> None:
     record, graph = healthbench_records()[0]
     spec = gear_spec(record, graph, "canonical")
@@ -121,12 +131,7 @@ def test_workers_move_together_to_a_new_server_when_the_keeper_dies(tmp_path: Pa
         assert [again(w)["score"] for w in workers] == [a["score"] for a in answers]  # and stay on it
         assert json.loads((directory / "server.json").read_text())["server_pid"] == moved["server_pid"]
     finally:
-        for worker in workers:
-            if worker.stdin is not None:
-                worker.stdin.close()
-            worker.wait(30)
-            if worker.stdout is not None:
-                worker.stdout.close()
+        detach(workers)
     assert wait_until(lambda: not alive(moved["keeper_pid"]))
     assert not (directory / "server.json").exists()
 
@@ -157,14 +162,7 @@ def test_a_worker_attaching_while_the_keeper_restarts_its_server_waits_for_it(tm
         assert len(list((directory / "users").iterdir())) == 2
         assert again(first)["score"] == answer["score"]
     finally:
-        for worker in (first, late):
-            if worker is None:
-                continue
-            if worker.stdin is not None:
-                worker.stdin.close()
-            worker.wait(30)
-            if worker.stdout is not None:
-                worker.stdout.close()
+        detach([first] if late is None else [first, late])
     assert wait_until(lambda: not alive(info["keeper_pid"]))
 
 
