@@ -39,7 +39,8 @@ from samples import expected_rewards, make_samples  # noqa: E402
 CONFIG_DIR = str(Path(verl.__file__).parent / "trainer" / "config")
 N = 4
 
-# The README's lines, per path (python-bridge/README.md "Train with gear in verl").
+# The README's lines, per path (README.md "Train with gear in verl"); the README writes the reward
+# function's path line alone (verl's default name is compute_score), tested with and without the name.
 REWARD_FUNCTION = ["reward.custom_reward_function.path=pkg://gear_bridge.verl.reward_fn", "reward.custom_reward_function.name=compute_score"]
 MANAGER = [
     "reward.reward_manager.source=importlib",
@@ -102,12 +103,12 @@ def judged_step(tokenizer: Any, count: int) -> tuple[DataProto, List[Dict[str, A
     return step(tokenizer, prompts, [f["response"] for f in flat]), flat
 
 
-@pytest.mark.parametrize("lines", [REWARD_FUNCTION, MANAGER], ids=["reward-function", "GearRewardManager"])
+@pytest.mark.parametrize("lines", [REWARD_FUNCTION, REWARD_FUNCTION[:1], MANAGER], ids=["reward-function", "reward-function-path-only", "GearRewardManager"])
 def test_judge_from_config_in_the_reward_loop(server: EmbeddedServer, tokenizer_dir: str, tmp_path: Path, lines: List[str]) -> None:
     """README lines + judge_url: rows without judgments are judged; rewards equal `gear score` on the
     judge's outputs; every output carries the same keys."""
     with JudgeEndpoint() as endpoint:
-        kwargs = "reward.custom_reward_function.reward_kwargs" if lines is REWARD_FUNCTION else "reward.reward_kwargs"
+        kwargs = "reward.reward_kwargs" if lines is MANAGER else "reward.custom_reward_function.reward_kwargs"
         cfg = config(tokenizer_dir, [*lines, f"+{kwargs}.judge_url={endpoint.url}", f"+{kwargs}.run_dir={tmp_path}",
                                      f"+{kwargs}.server_command=[{GEAR_COMMAND[0]},{GEAR_COMMAND[1]}]"])
         data, flat = judged_step(hf_tokenizer(tokenizer_dir), 3)
