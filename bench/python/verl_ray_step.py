@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Dict, List
 
 import ray
 from hydra import compose, initialize_config_dir
