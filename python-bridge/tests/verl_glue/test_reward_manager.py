@@ -16,6 +16,7 @@ from gear_bridge.sync import connect
 from gear_bridge.verl.manager_base import RewardManagerBase
 from gear_bridge.verl.reward_manager import GearRewardManager
 from samples import expected_rewards, make_samples
+from judge_endpoint import JudgeEndpoint
 from verl_standins import CharTokenizer, assemble, compute_score_batch, load_reward_manager, make_batch, verl_config
 
 
@@ -146,3 +147,71 @@ def test_judgments_from_tool_extra_fields_with_a_shared_row(server: EmbeddedServ
     outputs = asyncio.run(compute_score_batch(manager, data))
     assert [o["reward_score"] for o in outputs] == expected_rewards(samples)
     assert json.dumps(shared_rows, sort_keys=True) == snapshot
+
+
+class CountingTokenizer(CharTokenizer):
+    """verl's tokenizer, counting the responses decoded."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.decoded = 0
+
+    def decode(self, ids: Any, skip_special_tokens: bool = False) -> str:
+        self.decoded += 1
+        return super().decode(ids, skip_special_tokens)
+
+
+def test_given_judgments_need_no_decoding(server: EmbeddedServer) -> None:
+    """Scoring judgments that came with the sample never reads the response, so the manager does
+    not decode it (verl's naive manager decodes every one); a sample left to the judge is decoded."""
+    samples = make_samples(seed=26, prompts=2, group=4, formats=("canonical", "ruscarl"))
+    tokenizer = CountingTokenizer()
+    config = verl_config(
+        n=4, manager="GearRewardManager", manager_source="importlib", manager_path="pkg://gear_bridge.verl.reward_manager",
+        reward_kwargs={"url": server.url, "group_wait": 5.0},
+    )
+    manager = load_reward_manager(config, tokenizer, reward_router_address=None, reward_model_tokenizer=None)
+    outputs = asyncio.run(compute_score_batch(manager, data_of(samples)))
+    assert [o["reward_score"] for o in outputs] == expected_rewards(samples)
+    assert tokenizer.decoded == 0
+
+    judged = [s for s in samples if json.loads(s["extra_info"]["gear"])["format"] == "ruscarl"][:2]
+    for s in judged:
+        del s["extra_info"]["gear_judgments"]
+    with JudgeEndpoint() as endpoint:
+        config = verl_config(
+            n=2, manager="GearRewardManager", manager_source="importlib", manager_path="pkg://gear_bridge.verl.reward_manager",
+            reward_kwargs={"url": server.url, "judge_url": endpoint.url, "group_wait": 5.0},
+        )
+        manager = load_reward_manager(config, tokenizer, reward_router_address=None, reward_model_tokenizer=None)
+        outputs = asyncio.run(compute_score_batch(manager, data_of(judged)))
+    assert [o["reward_extra_info"]["judged"] for o in outputs] == [1, 1]
+    assert tokenizer.decoded == 2
+
+
+def test_judgments_in_a_shared_extra_info_are_refused(server: EmbeddedServer) -> None:
+    """One extra_info dict with judgments, shared by two rollouts with different responses (as verl's
+    repeat leaves a row): the second cannot be its response's, and is refused, not scored."""
+    samples = make_samples(seed=27, prompts=1, group=2, formats=("canonical",))
+    assert samples[0]["response"] != samples[1]["response"]
+    row = dict(samples[0]["extra_info"])
+    data = make_batch(
+        CharTokenizer(), [s["prompt"] for s in samples], [s["response"] for s in samples],
+        {
+            "data_source": ["healthbench"] * 2,
+            "reward_model": [{"style": "rubric", "ground_truth": ""}] * 2,
+            "extra_info": [row, row],
+            "uid": [s["uid"] for s in samples],
+        },
+    )
+    manager = manager_for(server.url, n=2, group_wait=5.0)
+
+    async def main() -> List[Any]:
+        first = await manager.run_single(data[0:1])
+        again = await manager.run_single(data[0:1])  # the same response read again: fine
+        return [first, again, *(await asyncio.gather(manager.run_single(data[1:2]), return_exceptions=True))]
+
+    first, again, second = asyncio.run(main())
+    assert first["reward_score"] == again["reward_score"] == expected_rewards(samples[:1])[0]
+    assert isinstance(second, RowError) and second.path == ("extra_info", "gear_judgments")
+    assert "different text" in str(second)

@@ -49,11 +49,14 @@ class SharedRowGuard:
 
     def __init__(self, size: int = 16384) -> None:
         self.size = size
-        self._seen: collections.OrderedDict[int, tuple[Mapping[str, Any], str]] = collections.OrderedDict()
+        self._seen: collections.OrderedDict[int, tuple[Mapping[str, Any], str | bytes]] = collections.OrderedDict()
         self._lock = threading.Lock()
 
-    def check(self, extra_info: Mapping[str, Any], response: str, path: tuple[PathPart, ...], key: str) -> None:
+    def check(self, extra_info: Mapping[str, Any], response: str | bytes, path: tuple[PathPart, ...], key: str) -> None:
         """Raises if ``extra_info`` was read before for a different response.
+
+        ``response`` is the response's text, or the bytes of its token ids (GearRewardManager, which
+        does not decode responses it need not): equal for equal responses, either way.
 
         Raises:
             RowError: at ``path.key``, naming the cause and the configurations that work.
