@@ -215,3 +215,24 @@ def test_judgments_in_a_shared_extra_info_are_refused(server: EmbeddedServer) ->
     assert first["reward_score"] == again["reward_score"] == expected_rewards(samples[:1])[0]
     assert isinstance(second, RowError) and second.path == ("extra_info", "gear_judgments")
     assert "different text" in str(second)
+
+
+def test_a_row_scored_by_the_reward_function_then_the_manager_is_not_refused(server: EmbeddedServer) -> None:
+    """The guard remembers a response by its text (reward function) or its token ids (manager); one
+    process scoring the same extra_info both ways gets both rewards, not a refusal."""
+    from gear_bridge.verl.reward_fn import compute_score
+
+    samples = make_samples(seed=28, prompts=1, group=1, formats=("canonical",))
+    row = dict(samples[0]["extra_info"])
+    data = make_batch(
+        CharTokenizer(), [samples[0]["prompt"]], [samples[0]["response"]],
+        {"data_source": ["healthbench"], "reward_model": [{"style": "rubric", "ground_truth": ""}], "extra_info": [row], "uid": [samples[0]["uid"]]},
+    )
+    manager = manager_for(server.url, n=1, group_wait=5.0)
+
+    async def main() -> List[Any]:
+        by_function = await compute_score("healthbench", samples[0]["response"], "", row, url=server.url)
+        by_manager = await manager.run_single(data[0:1])
+        return [by_function["score"], by_manager["reward_score"], (await compute_score("healthbench", samples[0]["response"], "", row, url=server.url))["score"]]
+
+    assert asyncio.run(main()) == expected_rewards(samples) * 3

@@ -63,7 +63,9 @@ class SharedRowGuard:
         """
         with self._lock:
             seen = self._seen.get(id(extra_info))
-            if seen is None or seen[0] is not extra_info:
+            # A text and token ids cannot be compared (one process may score a row both ways, as the
+            # bench does): the newer reading is remembered in place of the other.
+            if seen is None or seen[0] is not extra_info or type(seen[1]) is not type(response):
                 self._seen[id(extra_info)] = (extra_info, response)
                 while len(self._seen) > self.size:
                     self._seen.popitem(last=False)
