@@ -3,7 +3,10 @@
 Run with the verl venv (scripts/verl-venv) from the repository root:
 
     PYTHONPATH=python-bridge/src:python-bridge/tests:python-bridge/tests/verl_glue:bench/python \\
-        $(scripts/verl-venv | sed -n 's/^python: //p') bench/python/verl_ray_step.py
+        $(scripts/verl-venv | sed -n 's/^python: //p') bench/python/verl_ray_step.py [CONFIG ...]
+
+(CONFIG: a configuration's name, or a part of it, e.g. "GearRewardManager"; only those run, with the
+flat baseline.)
 
 Where bench/python/verl_step.py runs verl's 8 chunks one after the other in one process, this runs
 them as training does: `RewardLoopManager.compute_rm_score` on a local Ray cluster, its 8
@@ -86,6 +89,11 @@ def main() -> int:
                    "reward.reward_manager.module.path=pkg://gear_bridge.verl.reward_manager", *(f"+reward.reward_kwargs.{s}" for s in machine)]
         configs = {"flat Python": flat, "reward function (naive manager)": gear_fn, "GearRewardManager": manager,
                    "GearRewardManager, a server per worker": [*manager, "+reward.reward_kwargs.shared_server=false"]}
+        wanted = sys.argv[1:]
+        if wanted:  # only the configurations named (by their name, or a part of it), and the flat baseline
+            def named(k: str) -> bool:
+                return k in wanted if any(w in configs for w in wanted) else any(w.lower() in k.lower() for w in wanted)
+            configs = {k: v for k, v in configs.items() if k == "flat Python" or named(k)}
         # In training the machine server lives as long as the run (thousands of steps, its JIT warm);
         # here each configuration's workers are killed after its steps, which would stop the server
         # with its last user. The bench process attaches as a user itself, so one server serves all.

@@ -53,6 +53,11 @@ CONFIG_DIR = str(Path(verl.__file__).parent / "trainer" / "config")
 
 async def flat_compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None, **kwargs: Any) -> Dict[str, float]:
     """The baseline: a flat weighted rubric score from the row's judgments, in plain Python."""
+    return flat_score(extra_info)
+
+
+def flat_score(extra_info: Any) -> Dict[str, float]:
+    """What the baseline computes (verl_legacy_step.py calls it from managers that do not await)."""
     spec = extra_info["gear"]
     spec = json.loads(spec) if isinstance(spec, str) else spec
     judgments = extra_info["gear_judgments"]

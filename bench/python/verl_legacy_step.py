@@ -1,0 +1,95 @@
+"""Per-step reward cost of the legacy (verl <= 0.6) paths, in verl's own legacy managers: gear
+against the same flat Python score written for each manager, in the same run.
+
+Run with the verl venv (scripts/verl-venv) from the repository root:
+
+    PYTHONPATH=python-bridge/src:python-bridge/tests:python-bridge/tests/verl_glue:bench/python \\
+        $(scripts/verl-venv | sed -n 's/^python: //p') bench/python/verl_legacy_step.py
+
+The steps are verl_step.py's (896 responses, every prompt's row new, judgments precomputed). The
+legacy naive manager (``verl.workers.reward_manager.naive``) calls its function once per response,
+without awaiting: gear's ``compute_score_sync`` (one blocking request per call) against a flat
+function. The legacy batch manager (``verl.workers.reward_manager.batch``) calls its function once
+with the whole step: gear's ``compute_score_batched`` (one request per kind of row) against a flat
+function over the lists. Each configuration runs each step in turn; gear/flat is the median of each
+step's own ratio, with its quartiles.
+"""
+from __future__ import annotations
+
+import gc
+import statistics
+import sys
+import time
+from typing import Any, Callable, Dict, List
+
+from verl.utils import hf_tokenizer
+from verl.workers.reward_manager.batch import BatchRewardManager
+from verl.workers.reward_manager.naive import NaiveRewardManager as LegacyNaive
+
+from conftest import GEAR_COMMAND  # noqa: E402  (python-bridge/tests)
+from gear_bridge import EmbeddedServer
+from gear_bridge.verl.batch import compute_score_batched
+from gear_bridge.verl.reward_fn import compute_score_sync
+from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
+from verl_step import LONG, N, PROMPTS, distinct_rows, flat_score, lengthened, make_step, tokenizer_dir  # noqa: E402
+
+REPEATS = 12
+
+
+def flat_sync(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None, **kwargs: Any) -> Dict[str, float]:
+    """The flat weighted score of verl_step.py, for a manager that does not await."""
+    return flat_score(extra_info)
+
+
+def flat_batched(data_sources: Any, solution_strs: Any, ground_truths: Any, extra_infos: Any, **kwargs: Any) -> List[Dict[str, float]]:
+    """The same, over the lists the legacy batch manager passes."""
+    return [flat_sync(d, s, g, e) for d, s, g, e in zip(data_sources, solution_strs, ground_truths, extra_infos)]
+
+
+def main() -> int:
+    tokenizer = hf_tokenizer(tokenizer_dir())
+    server = EmbeddedServer(GEAR_COMMAND, extra_args=["--log-level", "warn"]).__enter__()
+    try:
+        def bound(function: Callable[..., Any]) -> Callable[..., Any]:
+            # What verl's get_custom_reward_fn does with reward_kwargs.
+            return lambda *args, **kwargs: function(*args, **kwargs, url=server.url)
+
+        managers: List[tuple[str, str, Any]] = [
+            ("legacy naive", "flat Python", LegacyNaive(tokenizer, 0, compute_score=flat_sync)),
+            ("legacy naive", "compute_score_sync", LegacyNaive(tokenizer, 0, compute_score=bound(compute_score_sync))),
+            ("legacy batch", "flat Python", BatchRewardManager(tokenizer, 0, compute_score=flat_batched)),
+            ("legacy batch", "compute_score_batched", BatchRewardManager(tokenizer, 0, compute_score=bound(compute_score_batched))),
+        ]
+        scenarios = {"judge scores (canonical rows)": ("canonical", 700, 0), "RuscaRL rows (grader outputs)": ("ruscarl", 800, 0),
+                     f"RuscaRL rows, {LONG}-token responses": ("ruscarl", 900, LONG)}
+        for name, (form, seed, length) in scenarios.items():
+            steps = [make_step(tokenizer, lengthened(distinct_rows(make_samples(seed=seed + k, prompts=PROMPTS, group=N, formats=(form,)), k), length))
+                     for k in range(REPEATS + 1)]
+            for _, _, manager in managers:
+                manager(steps[0], return_dict=True)  # warm-up: connection, imports
+            gc.collect()
+            gc.freeze()
+            times: List[List[float]] = [[] for _ in managers]
+            for s, step in enumerate(steps[1:]):
+                for k in [(s + j) % len(managers) for j in range(len(managers))]:
+                    started = time.perf_counter()
+                    out = managers[k][2](step, return_dict=True)
+                    times[k].append((time.perf_counter() - started) * 1000)
+                    assert len(out["reward_extra_info"]["score"]) == len(step)
+            for k, (path, function, _) in enumerate(managers):
+                if function == "flat Python":
+                    continue
+                flat = times[k - 1]
+                q1, q2, q3 = statistics.quantiles([g / f for g, f in zip(times[k], flat)], n=4)
+                print(f"| {name} | {path} | {function} | {statistics.median(flat):.0f} | {statistics.median(times[k]):.0f} | "
+                      f"{q2:.2f} ({q1:.2f}-{q3:.2f}) |", flush=True)
+            gc.unfreeze()
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    print("| rows | manager | gear function | flat Python ms | gear ms | gear/flat per step: median (quartiles) |\n"
+          "| --- | --- | --- | --- | --- | --- |", flush=True)
+    sys.exit(main())
