@@ -40,13 +40,13 @@ def data_of(samples: List[Dict[str, Any]], with_uid: bool = True) -> Any:
     return make_batch(CharTokenizer(), [s["prompt"] for s in samples], [s["response"] for s in samples], non_tensor)
 
 
-def manager_for(url: str, n: int = 8, **reward_kwargs: Any) -> Any:
+def manager_for(url: str, n: int = 8, tokenizer: Any = None, **reward_kwargs: Any) -> Any:
     config = verl_config(
         n=n, manager="GearRewardManager", manager_source="importlib", manager_path="pkg://gear_bridge.verl.reward_manager",
         reward_kwargs={"url": url, **reward_kwargs},
     )
     # RewardLoopWorker passes both, reward_router_address None without a reward model.
-    return load_reward_manager(config, CharTokenizer(), reward_router_address=None, reward_model_tokenizer=None)
+    return load_reward_manager(config, tokenizer or CharTokenizer(), reward_router_address=None, reward_model_tokenizer=None)
 
 
 def test_constructed_as_verl_loads_it(server: EmbeddedServer) -> None:
@@ -166,11 +166,7 @@ def test_given_judgments_need_no_decoding(server: EmbeddedServer) -> None:
     not decode it (verl's naive manager decodes every one); a sample left to the judge is decoded."""
     samples = make_samples(seed=26, prompts=2, group=4, formats=("canonical", "ruscarl"))
     tokenizer = CountingTokenizer()
-    config = verl_config(
-        n=4, manager="GearRewardManager", manager_source="importlib", manager_path="pkg://gear_bridge.verl.reward_manager",
-        reward_kwargs={"url": server.url, "group_wait": 5.0},
-    )
-    manager = load_reward_manager(config, tokenizer, reward_router_address=None, reward_model_tokenizer=None)
+    manager = manager_for(server.url, n=4, tokenizer=tokenizer, group_wait=5.0)
     outputs = asyncio.run(compute_score_batch(manager, data_of(samples)))
     assert [o["reward_score"] for o in outputs] == expected_rewards(samples)
     assert tokenizer.decoded == 0
@@ -179,11 +175,7 @@ def test_given_judgments_need_no_decoding(server: EmbeddedServer) -> None:
     for s in judged:
         del s["extra_info"]["gear_judgments"]
     with JudgeEndpoint() as endpoint:
-        config = verl_config(
-            n=2, manager="GearRewardManager", manager_source="importlib", manager_path="pkg://gear_bridge.verl.reward_manager",
-            reward_kwargs={"url": server.url, "judge_url": endpoint.url, "group_wait": 5.0},
-        )
-        manager = load_reward_manager(config, tokenizer, reward_router_address=None, reward_model_tokenizer=None)
+        manager = manager_for(server.url, n=2, tokenizer=tokenizer, judge_url=endpoint.url, group_wait=5.0)
         outputs = asyncio.run(compute_score_batch(manager, data_of(judged)))
     assert [o["reward_extra_info"]["judged"] for o in outputs] == [1, 1]
     assert tokenizer.decoded == 2

@@ -10,8 +10,8 @@ Configure it with::
 VERL's ``RewardLoopWorker.compute_score_batch`` calls ``run_single`` once per sample, all samples of
 its chunk concurrently. The manager reads each sample straight from the batch (no DataProto slicing,
 which costs verl's naive manager more than the reward itself), decodes the response only when the
-judge needs it (scoring given judgments never reads it), reads the row (``extra_info["gear"]``, with the sample's ``tool_extra_fields`` merged
-over it as naive.py merges them) and the judgments (or leaves them to the judge), and hands the
+judge needs it (scoring given judgments never reads it), reads the row (``extra_info["gear"]``, with
+the sample's ``tool_extra_fields`` merged over it as naive.py merges them) and the judgments (or leaves them to the judge), and hands the
 sample to a :class:`~gear_bridge.verl.coalescer.GroupCoalescer`: the worker's samples go out
 together (one ``rubric.scoreColumns`` / ``host.scoreBatch`` / ``judge.scoreBatch``, each GRPO
 group's row once) as soon as the event loop turned 3 times without a new one, or ``group_wait``
@@ -208,8 +208,9 @@ class GearRewardManager(RewardManagerBase):
                 if judgment is not None and isinstance(shared_info, Mapping):
                     # The token ids tell one response from another as well as its text does.
                     shared_row_guard().check(shared_info, self._identity(valid_ids), ("extra_info",), key_name)
-            # Scoring given judgments never reads the response (host rows travel without it), so it is
-            # decoded only for the judge: with 1,500-token responses, decoding was ~40% of verl's step.
+            # Scoring given judgments never reads the response (host rows travel without it), so it
+            # is decoded only for the judge: with 1,500-token responses, decoding was about half of
+            # verl's step.
             response = self._decode(valid_ids) if judgment is None else ""
             sample = Sample(row, response, judgment, ("extra_info",), judgment_path)
         fields = await self.coalescer().submit("all", sample)
