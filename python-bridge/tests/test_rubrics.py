@@ -87,6 +87,35 @@ def test_batches_are_split_at_the_server_limit() -> None:
         small.stop()
 
 
+def test_registration_is_split_at_the_server_limit() -> None:
+    """More new rubrics than maxBatchItems, in a batch that takes the register-then-score path
+    (responses with and without decisions): a registration request per 2 rubrics, every result
+    as scored alone (it used to fail the batch with -32002 at maxBatchItems)."""
+    small = start_server("--max-batch-items", "2")
+    rng = random.Random(13)
+    requests = []
+    for k, (record, graph) in enumerate(healthbench_records()[:5]):
+        row = parse_row({"gear": gear_spec(record, graph, "official-gear")})
+        scores = random_scores(rng, len(row.content["rubrics"]))
+        requests.append(ScoreRequest(row, "r", JudgeScores(tuple(scores["p"]), tuple(scores["d"]) if k % 2 else None)))
+    try:
+
+        async def main() -> None:
+            async with connect(small.url) as client:
+                before: Dict[str, Any] = (await client.health())["byMethod"]
+                got = await Scorer(client).score(requests)
+                after: Dict[str, Any] = (await client.health())["byMethod"]
+                # 5 rubrics, 2 per request: two rubric.registerBatch and the last one alone.
+                assert after["rubric.registerBatch"] - before.get("rubric.registerBatch", 0) == 2
+                assert after["rubric.register"] - before.get("rubric.register", 0) == 1
+                alone = [(await Scorer(client).score([r]))[0] for r in requests]
+                assert got == alone and len({s.reward for s in got}) == 5
+
+        asyncio.run(main())
+    finally:
+        small.stop()
+
+
 def test_new_rubrics_travel_inline_in_columns_once_then_by_id(server: EmbeddedServer) -> None:
     """A batch's new rubrics go inline in its rubric.scoreColumns (each distinct rubric once), which
     registers them; the next batch names them by id. Rewards equal registering first."""

@@ -409,11 +409,16 @@ class Scorer:
                 out[index] = Score(float(result["reward"]), float(result["flat"]), str(result["method"]), values, 0, _also_of(result, also))
 
     async def _register_all(self, requests: Sequence[ScoreRequest]) -> list[Registration | RowError | ConfigError]:
-        """Each request's registration, or the error at its own row's field (new rubrics: one request)."""
+        """Each request's registration, or the error at its own row's field (new rubrics: one request,
+        or one per ``maxBatchItems`` of them)."""
         distinct: dict[str, GearRow] = {}
         for request in requests:
             distinct.setdefault(request.row.key, request.row)
-        resolved = await self.registry.resolve_many(list(distinct.values()))
+        rows = list(distinct.values())
+        max_items, _ = await self._server_limits()
+        step = max(1, max_items or len(rows))
+        parts = await asyncio.gather(*(self.registry.resolve_many(rows[k : k + step]) for k in range(0, len(rows), step)))
+        resolved = [outcome for part in parts for outcome in part]
         by_key = dict(zip(distinct, resolved))
         out: list[Registration | RowError | ConfigError] = []
         for request in requests:
