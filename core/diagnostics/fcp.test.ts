@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileRubric } from '../compile/compile-rubric.js';
-import { computeFcp } from './fcp.js';
+import { computeFcp, createFcpAccumulator } from './fcp.js';
 
 // parent a (w 4) -strong-> child b (w 4), plus an unrelated c (w 2): denominator 10.
 const compiled = compileRubric({
@@ -53,5 +53,30 @@ describe('computeFcp', () => {
     const activation = compileRubric({ criteria: compiled.rubric.criteria, edges: [{ parent: 'a', child: 'b', relation: 'activation' }] });
     const prereqOnly = computeFcp([{ compiled: activation, scores: { p: [0.2, 0.9, 1] } }], { relations: ['weak', 'strong'] });
     expect(prereqOnly.consideredEdges).toBe(0);
+  });
+
+  it('does not count a response an aggregator could not score (gear-exact past exactMaxWidth)', () => {
+    // Two parents of c that share a parent: eliminating needs a frontier of 2, over exactMaxWidth 1.
+    const wide = compileRubric(
+      {
+        criteria: [
+          { id: 'a', text: 'a', weight: 1 },
+          { id: 'b', text: 'b', weight: 1 },
+          { id: 'c', text: 'c', weight: 1 },
+          { id: 'd', text: 'd', weight: 1 },
+        ],
+        edges: [
+          { parent: 'a', child: 'b', relation: 'weak' },
+          { parent: 'a', child: 'c', relation: 'weak' },
+          { parent: 'b', child: 'd', relation: 'weak' },
+          { parent: 'c', child: 'd', relation: 'weak' },
+        ],
+      },
+      { exactMaxWidth: 1 },
+    );
+    const accumulator = createFcpAccumulator({ aggregators: ['flat', 'gear-exact'] });
+    expect(() => accumulator.add({ compiled: wide, scores: { p: [0.2, 0.9, 0.9, 0.9] } })).toThrow();
+    accumulator.add({ compiled, scores: { p: [0.2, 0.9, 1] } });
+    expect(accumulator.report()).toMatchObject({ responses: 1, leakageCases: 1 });
   });
 });

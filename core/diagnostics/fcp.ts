@@ -53,8 +53,10 @@ export function createFcpAccumulator(options: FcpOptions = {}): FcpAccumulator {
   let preservedCases = 0;
 
   const add = ({ compiled, scores }: FcpCase): void => {
-    responses += 1;
+    // Every aggregator's scores first: a response one of them cannot score (gear-exact past its
+    // width) throws here and is not counted.
     const q = aggregators.map((m) => effectiveScores(compiled, m, scores));
+    responses += 1;
     const scale = compiled.denominator === 0 ? 0 : 1 / compiled.denominator;
     for (let child = 0; child < compiled.size; child++) {
       for (let e = compiled.parentStart[child] as number; e < (compiled.parentStart[child + 1] as number); e++) {

@@ -418,5 +418,27 @@ describe('the service methods, over a real socket', () => {
       );
       expect(report).toEqual({ ...local, skipped: [] });
     });
+
+    it("rubric.scoreColumns' fcp is the diagnostics.fcp report of the responses it scored", async () => {
+      const step = responsesOf(20, 8, 12);
+      const p = step.flatMap((r) => r.p);
+      p[step[0]!.p.length] = 2; // the second response fails alone, and is left out of the figure
+      const settings = { aggregators: ['gear', 'flat'], threshold: 0.6, relations: ['weak', 'strong'] };
+      const result = await client.call<{ errors: unknown[]; fcp: Record<string, unknown> }>('rubric.scoreColumns', {
+        rubricIds: step.map((r) => ids[r.rubric]),
+        p: encodeFloat64Base64(p),
+        d: step.flatMap((r) => r.d),
+        fcp: settings,
+      });
+      expect(result.errors).toHaveLength(1);
+      const scored = step.filter((_, i) => i !== 1);
+      const report = await client.call<Record<string, unknown>>('diagnostics.fcp', {
+        items: scored.map((r) => ({ rubricId: ids[r.rubric], scores: { p: r.p, d: r.d } })),
+        ...settings,
+      });
+      expect(result.fcp).toEqual({ ...report, skipped: 0 });
+      expect(result.fcp).toMatchObject({ responses: step.length - 1 });
+      expect((result.fcp.leakageCases as number) > 0).toBe(true);
+    });
   });
 });

@@ -79,6 +79,15 @@ export const ScoreBatchParamsSchema = z.strictObject({ items: z.array(z.unknown(
 /** A column's rubric in `rubrics`: a registered id, or the rubric itself (registered by the request). */
 export const ColumnRubricSchema = z.strictObject(RubricRefFields);
 
+/** What diagnostics.fcp (and rubric.scoreColumns' `fcp`) computes: aggregators, support threshold, relations. */
+const FcpSettings = {
+  aggregators: z.array(AggregatorNameSchema.exclude(['auto'])).min(1).optional(),
+  threshold: z.number().min(0).max(1).optional(),
+  relations: z.array(RelationSchema).min(1).optional(),
+};
+
+export const FcpSettingsSchema = z.strictObject(FcpSettings);
+
 export const ScoreColumnsParamsSchema = z.strictObject({
   /** One registered rubric id per response. */
   rubricIds: z.array(z.string().regex(RUBRIC_ID, 'must be "sha256:" followed by 64 lowercase hex digits')).optional(),
@@ -94,6 +103,8 @@ export const ScoreColumnsParamsSchema = z.strictObject({
   /** Judge decisions for hard gating, concatenated like p (optional). */
   d: z.array(z.boolean()).optional(),
   alsoAggregators: AlsoAggregatorsSchema.optional(),
+  /** Adds `fcp`: the diagnostics.fcp report of the same scores (the responses scored without error). */
+  fcp: FcpSettingsSchema.optional(),
   ...Aggregation,
 });
 
@@ -134,9 +145,7 @@ export const FcpItemSchema = z.strictObject({ ...RubricRefFields, scores: Scores
 
 export const FcpParamsSchema = z.strictObject({
   items: z.array(z.unknown()),
-  aggregators: z.array(AggregatorNameSchema.exclude(['auto'])).min(1).optional(),
-  threshold: z.number().min(0).max(1).optional(),
-  relations: z.array(RelationSchema).min(1).optional(),
+  ...FcpSettings,
   options: z.unknown().optional(),
 });
 

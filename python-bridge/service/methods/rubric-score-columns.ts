@@ -1,4 +1,4 @@
-import { aggregate, checkScores, computeReward, GearError, type AggregatorName, type CompiledRubric } from '../../../core/index.js';
+import { aggregate, checkScores, computeReward, createFcpAccumulator, GearError, type AggregatorName, type CompiledRubric } from '../../../core/index.js';
 import { Slices } from './cooperative.js';
 import { methodWithinCost } from './exact-cost.js';
 import { decodeFloat64Base64, encodeFloat64Base64 } from '../float64-base64.js';
@@ -58,6 +58,16 @@ export const rubricScoreColumns = defineMethod({
     const alsoNames = params.alsoAggregators ?? [];
     const also = alsoNames.map(() => new Array<number | null>(rubricIds.length).fill(null));
     const scratch = new Float64Array(Math.max(0, ...sizes));
+    // A step's FCP figure from the same scores, in the same request (diagnostics.fcp would need the
+    // step's scores sent again): the responses scored without error, as diagnostics.fcp counts them.
+    const fcpSettings = params.fcp;
+    const fcp = fcpSettings === undefined ? undefined : createFcpAccumulator({
+      ...(fcpSettings.aggregators === undefined ? {} : { aggregators: fcpSettings.aggregators }),
+      ...(fcpSettings.threshold === undefined ? {} : { threshold: fcpSettings.threshold }),
+      ...(fcpSettings.relations === undefined ? {} : { relations: fcpSettings.relations }),
+    });
+    const fcpExact = fcpSettings?.aggregators?.includes('gear-exact') ?? false;
+    let fcpSkipped = 0;
     const errors: ItemError[] = [];
     let offset = 0;
     const slices = new Slices(context);
@@ -78,6 +88,12 @@ export const rubricScoreColumns = defineMethod({
         rewards[index] = result.reward;
         methods[index] = result.method;
         flat[index] = result.method === 'flat' ? result.reward : computeReward(rubric, pi);
+        if (fcp !== undefined) {
+          // Over maxExactCost, gear-exact has no figure for this rubric: skipped, as diagnostics.fcp does.
+          const exactOk = !fcpExact || alsoReward(() => aggregate(rubric, methodWithinCost(context, rubric, 'gear-exact'), scores, scratch.subarray(0, rubric.size)).reward) !== null;
+          if (exactOk) fcp.add({ compiled: rubric, scores });
+          else fcpSkipped += 1;
+        }
         for (let k = 0; k < alsoNames.length; k++) {
           const name = alsoNames[k] as AggregatorName;
           // A side metric that cannot be had (gear-exact over maxExactCost) is null, not the item's error.
@@ -101,6 +117,7 @@ export const rubricScoreColumns = defineMethod({
       errors,
       ...(columns.registered === undefined ? {} : { rubricIds: columns.registered }),
       ...(alsoNames.length === 0 ? {} : { also: Object.fromEntries(alsoNames.map((name, k) => [name, also[k]])) }),
+      ...(fcp === undefined ? {} : { fcp: { ...fcp.report(), skipped: fcpSkipped } }),
     };
   },
 });

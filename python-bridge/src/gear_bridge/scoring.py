@@ -24,6 +24,7 @@ from .exceptions import ConfigError, InvalidParams, MethodNotFound, PathPart, Ro
 from .rows import GEAR_KEY, GearRow, JudgeScores, Judgment
 from .protocol import FLOAT64_BASE64, decode_float64, encode_float64
 from .rubrics import Registration, RubricRegistry
+from .fcp import FcpTally
 
 __all__ = ["SCORE_KEYS", "ScoreRequest", "Score", "Scorer"]
 
@@ -141,6 +142,8 @@ class Scorer:
         #: once per request (``rows``); False after a server older than both (one request per
         #: aggregator then, each item with its row).
         self.also_in_request = True
+        #: A step's FCP report comes with its ``rubric.scoreColumns`` (``fcp``); False after a server without it.
+        self.fcp_in_request = True
 
     async def score(
         self,
@@ -180,8 +183,13 @@ class Scorer:
         options: Mapping[str, Any] | None = None,
         host: str | None = None,
         also: Sequence[str] = (),
+        fcp: FcpTally | None = None,
     ) -> list[Score | RowError | ConfigError]:
         """Like :meth:`score`, but a bad item's error is returned in its place (the others are scored).
+
+        ``fcp`` gathers the FCP reports of the rubric rows' scoring requests (each covers the
+        responses it scored); it misses responses scored another way (a server without the
+        ``fcp`` param, or a batch that is not sent in columns), which the caller sees by its count.
 
         Raises:
             ConfigError: the server rejected ``options`` or ``aggregator`` (every item would fail).
@@ -190,17 +198,17 @@ class Scorer:
         also = tuple(also)
         if self.also_in_request:
             try:
-                return await self._score_each(requests, aggregator, options, host, also)
+                return await self._score_each(requests, aggregator, options, host, also, fcp)
             except InvalidParams as error:
                 if not _unrecognized(error, _NEWER_PARAMS):
                     raise
                 logger.warning("the server predates alsoAggregators and shared rows (%s); asking once per aggregator, "
                                "rows inline", error.message)
                 self.also_in_request = False  # an older server
-        outcomes = await self._score_each(requests, aggregator, options, host, ())
+        outcomes = await self._score_each(requests, aggregator, options, host, (), fcp)
         if not also:
             return outcomes
-        others = await asyncio.gather(*(self._score_each(requests, name, options, host, ()) for name in also))
+        others = await asyncio.gather(*(self._score_each(requests, name, options, host, (), None) for name in also))
         merged: list[Score | RowError | ConfigError] = []
         for k, outcome in enumerate(outcomes):
             if isinstance(outcome, Score):
@@ -219,13 +227,14 @@ class Scorer:
         options: Mapping[str, Any] | None,
         host: str | None,
         also: tuple[str, ...],
+        fcp: FcpTally | None,
     ) -> list[Score | RowError | ConfigError]:
         out: list[Score | RowError | ConfigError | None] = [None] * len(requests)
         rubric_rows = [i for i, r in enumerate(requests) if not r.row.is_host]
         host_rows = [i for i, r in enumerate(requests) if r.row.is_host]
         jobs = []
         if rubric_rows:
-            jobs.append(self._score_rubric_rows(requests, rubric_rows, out, aggregator, options, also))
+            jobs.append(self._score_rubric_rows(requests, rubric_rows, out, aggregator, options, also, fcp))
         if host_rows:
             jobs.append(self._score_host_rows(requests, host_rows, out, aggregator, options, host, also))
         await asyncio.gather(*jobs)
@@ -243,8 +252,9 @@ class Scorer:
         aggregator: str,
         options: Mapping[str, Any] | None,
         also: tuple[str, ...],
+        fcp: FcpTally | None = None,
     ) -> None:
-        if await self._score_new_rubrics_in_columns(requests, indices, out, aggregator, options, also):
+        if await self._score_new_rubrics_in_columns(requests, indices, out, aggregator, options, also, fcp):
             return
         inline = False
         for attempt in range(_RESEND_UNKNOWN + 1):
@@ -277,7 +287,7 @@ class Scorer:
             columns = self.columns and not inline and encoding == FLOAT64_BASE64 and _uniform_decisions(judgments)
             try:
                 if columns:
-                    results = await self._score_columns(list(registrations), judgments, aggregator, options, also)
+                    results = await self._score_columns(list(registrations), judgments, aggregator, options, also, fcp)
                 else:
                     results = await self._batched(
                         lambda chunk: self.client.score_batch(
@@ -324,6 +334,7 @@ class Scorer:
         aggregator: str,
         options: Mapping[str, Any] | None,
         also: tuple[str, ...],
+        fcp: FcpTally | None = None,
     ) -> bool:
         """Scores the rows in ``rubric.scoreColumns`` requests that carry the rubrics not registered
         yet (the server registers them): in training every prompt is new, so this saves a
@@ -356,7 +367,7 @@ class Scorer:
             if not sent:
                 return True
             try:
-                results = await self._score_columns(columns, [requests[i].judgment for i in sent], aggregator, options, also)
+                results = await self._score_columns(columns, [requests[i].judgment for i in sent], aggregator, options, also, fcp)
             except UnknownRubric as error:
                 unknown = set(error.rubric_ids)
                 for column in columns:
@@ -510,6 +521,7 @@ class Scorer:
         aggregator: str,
         options: Mapping[str, Any] | None,
         also: tuple[str, ...],
+        fcp: FcpTally | None = None,
     ) -> list[dict[str, Any]]:
         """``rubric.scoreColumns`` in as few requests as the server's limits allow, its answer
         reshaped into ``rubric.scoreBatch`` results (item error paths included) for the caller.
@@ -534,7 +546,7 @@ class Scorer:
             size += item_bytes
         bounds.append((start, len(judgments)))
         answers = await asyncio.gather(
-            *(self._columns_request(columns[a:b], judgments[a:b], aggregator, options, also) for a, b in bounds if b > a)
+            *(self._columns_request(columns[a:b], judgments[a:b], aggregator, options, also, fcp) for a, b in bounds if b > a)
         )
         results: list[dict[str, Any]] = []
         for (a, _), answer in zip(bounds, answers):
@@ -548,6 +560,7 @@ class Scorer:
         aggregator: str,
         options: Mapping[str, Any] | None,
         also: tuple[str, ...],
+        fcp: FcpTally | None = None,
     ) -> list[dict[str, Any]]:
         scores = [j for j in judgments if isinstance(j, JudgeScores)]
         params: dict[str, Any] = {}
@@ -580,7 +593,19 @@ class Scorer:
             params["options"] = options
         if also:
             params["alsoAggregators"] = list(also)
-        answer = await self.client.call("rubric.scoreColumns", params)
+        if fcp is not None and self.fcp_in_request:
+            params["fcp"] = fcp.params
+        try:
+            answer = await self.client.call("rubric.scoreColumns", params)
+        except InvalidParams as error:
+            if "fcp" not in params or not _unrecognized(error, ("fcp",)):
+                raise
+            logger.info("the server's rubric.scoreColumns predates fcp; the step's FCP takes a diagnostics.fcp request")
+            self.fcp_in_request = False  # an older server
+            del params["fcp"]
+            answer = await self.client.call("rubric.scoreColumns", params)
+        if fcp is not None and "fcp" in params:
+            fcp.add(answer.get("fcp"))
         if new_rows:
             ids = answer.get("rubricIds")
             if isinstance(ids, list):

@@ -12,6 +12,7 @@ SCORE_KEYS = REWARD_KEYS + METRIC_KEYS + ("fcp_leakage",)
 from gear_bridge.sync import connect
 from gear_bridge.verl.batch import compute_score_batched
 from samples import expected_rewards, make_samples
+from older_server import OlderServer
 from verl_standins import CharTokenizer, batch_manager_verify, get_custom_reward_fn, make_batch, verl_config
 
 
@@ -54,8 +55,9 @@ def test_batch_manager_call_shape(server: EmbeddedServer) -> None:
     assert [s["flat_reward"] for s in scores] == expected_rewards(samples, "flat")
     assert [s["hard_reward"] for s in scores] == expected_rewards(samples, "hard")
     assert len({s["fcp_leakage"] for s in scores}) == 1  # one step-level figure
-    # The reward and the hard metric in one rubric.scoreColumns (alsoAggregators; flat comes with every answer).
-    assert delta(before, after, "rubric.scoreColumns") == 1 and delta(before, after, "diagnostics.fcp") == 1
+    # The reward, the hard metric and the step's FCP figure in one rubric.scoreColumns (alsoAggregators
+    # and fcp; flat comes with every answer): no diagnostics.fcp request.
+    assert delta(before, after, "rubric.scoreColumns") == 1 and delta(before, after, "diagnostics.fcp") == 0
     # The step's 12 new rubrics travel inline in that request, which registers them: no registration
     # requests (diagnostics.fcp, after it, names them by id).
     assert delta(before, after, "rubric.registerBatch") == 0 and delta(before, after, "rubric.register") == 0
@@ -63,6 +65,26 @@ def test_batch_manager_call_shape(server: EmbeddedServer) -> None:
     assert again == scores
     final = by_method(server.url)
     assert delta(after, final, "rubric.register") == 0 and delta(after, final, "rubric.registerBatch") == 0
+
+
+def test_the_steps_fcp_figure_is_diagnostics_fcp_of_its_scores(server: EmbeddedServer) -> None:
+    """fcp_leakage from the scoring request equals what diagnostics.fcp gives for the same step (the
+    path a server without rubric.scoreColumns' fcp takes), and every reward is the same."""
+    samples = make_samples(seed=14, prompts=12, group=4, formats=("canonical", "official-gear"))
+
+    def run(url: str) -> List[Dict[str, Any]]:
+        return compute_score_batched([s["extra_info"]["index"] for s in samples], [s["response"] for s in samples], [""] * len(samples),
+                                     [dict(s["extra_info"]) for s in samples], url=url, aggregator="gear")
+
+    scores = run(server.url)
+    with OlderServer(server.url, missing_methods=[], unknown_params=["fcp"]) as older:
+        legacy = run(older.url)
+        refused = dict(older.refused)
+        methods = [r["method"] for r in older.requests]
+    assert legacy == scores
+    assert refused == {"rubric.scoreColumns": 1} and methods.count("diagnostics.fcp") == 1
+    leakage = scores[0]["fcp_leakage"]
+    assert 0 < leakage < 1 and leakage != scores[0]["flat_reward"]
 
 
 def test_mixed_formats_go_out_as_one_request_per_method(server: EmbeddedServer) -> None:

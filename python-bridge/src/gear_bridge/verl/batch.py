@@ -19,6 +19,7 @@ import math
 from typing import Any, Sequence
 
 from ..exceptions import ConfigError, RowError
+from ..fcp import FcpTally
 from ..judge import JudgeCall
 from ..rubrics import Registration
 from ..rows import JudgeScores, parse_row
@@ -104,9 +105,16 @@ async def _score_all(
         outcomes = await rewarder.score_each(samples)
         step: dict[str, float] = {}
     else:
-        outcomes = await rewarder.score_each(samples)
-        # After the scoring, whose request registered the step's new rubrics: FCP names them by id.
-        step = {"fcp_leakage": await _fcp_leakage(rewarder, samples)}
+        aggregator = _fcp_aggregator(settings)
+        tally = FcpTally([aggregator])
+        outcomes = await rewarder.score_each(samples, fcp=tally)
+        scored = sum(1 for s, o in zip(samples, outcomes) if _fcp_case(s) and not isinstance(o, Exception))
+        if tally.reports and tally.responses == scored:
+            step = {"fcp_leakage": tally.leakage(aggregator)}  # from the scoring requests themselves
+        else:
+            # Scored another way (an older server, or responses with and without decisions): after
+            # the scoring, whose request registered the step's new rubrics, FCP names them by id.
+            step = {"fcp_leakage": await _fcp_leakage(rewarder, samples)}
     results: list[dict[str, float | int]] = []
     for outcome in outcomes:
         if isinstance(outcome, Exception):
@@ -115,13 +123,22 @@ async def _score_all(
     return results
 
 
+def _fcp_aggregator(settings: Settings) -> str:
+    """The aggregator whose L_FCP a step reports: the configured one (``auto`` resolves per rubric,
+    FCP takes a method: ``gear``)."""
+    return "gear" if settings.aggregator == "auto" else settings.aggregator
+
+
+def _fcp_case(sample: Sample) -> bool:
+    """A response the step's FCP covers: a rubric row with judge scores."""
+    return not sample.row.is_host and isinstance(sample.judgment, JudgeScores)
+
+
 async def _fcp_leakage(rewarder: Rewarder, samples: Sequence[Sample]) -> float:
     """L_FCP of the step's rubric rows under the configured aggregator (``diagnostics.fcp``)."""
     items = []
-    aggregator = rewarder.settings.aggregator
-    if aggregator == "auto":
-        aggregator = "gear"  # auto resolves per rubric; diagnostics.fcp takes a method
-    scored = [s for s in samples if not s.row.is_host and isinstance(s.judgment, JudgeScores)]
+    aggregator = _fcp_aggregator(rewarder.settings)
+    scored = [s for s in samples if _fcp_case(s)]
     # Known from the scoring request (none is sent); a rubric evicted since is registered again.
     registrations = await rewarder.scorer.registry.resolve_many([s.row for s in scored])
     for sample, registration in zip(scored, registrations):

@@ -21,6 +21,7 @@ from typing import Any, Mapping, Sequence
 
 from ..asyncio.client import AsyncClient
 from ..exceptions import ConfigError, InvalidParams, PathPart, RowError
+from ..fcp import FcpTally
 from ..rows import GEAR_KEY, GearRow, Judgment
 from ..scoring import Score, Scorer, ScoreRequest, _also_of, _field_error, _unrecognized
 from ..settings import Settings
@@ -138,8 +139,10 @@ class Rewarder:
         #: The coalescer of single-response calls (``reward_fn.compute_score``) on this rewarder's loop.
         self.single_calls: GroupCoalescer[Sample, dict[str, float | int]] | None = None
 
-    async def score_each(self, samples: Sequence[Sample]) -> list[dict[str, float | int] | RowError | ConfigError]:
+    async def score_each(self, samples: Sequence[Sample], fcp: FcpTally | None = None) -> list[dict[str, float | int] | RowError | ConfigError]:
         """Every sample's result, or the error of its own row (the others are still rewarded).
+
+        ``fcp`` gathers the FCP reports of the rubric rows' scoring requests (see :class:`FcpTally`).
 
         Raises:
             ConfigError: a setting the server rejected, or no judge for samples that need one.
@@ -150,7 +153,7 @@ class Rewarder:
         to_judge = [i for i, s in enumerate(samples) if s.judgment is None]
         jobs = []
         if given:
-            jobs.append(self._score_given(samples, given, out))
+            jobs.append(self._score_given(samples, given, out, fcp))
         if to_judge:
             jobs.append(self._judge(samples, to_judge, out))
         await asyncio.gather(*jobs)
@@ -182,7 +185,11 @@ class Rewarder:
         return metrics
 
     async def _score_given(
-        self, samples: Sequence[Sample], indices: list[int], out: list[dict[str, float | int] | RowError | ConfigError | None]
+        self,
+        samples: Sequence[Sample],
+        indices: list[int],
+        out: list[dict[str, float | int] | RowError | ConfigError | None],
+        fcp: FcpTally | None = None,
     ) -> None:
         settings = self.settings
         # Rubric rows return the flat reward with every request; host rows return their native one.
@@ -190,7 +197,7 @@ class Rewarder:
         sent = [(group, free) for group, free in zip(groups, (("flat",), ())) if group]
         answers = await asyncio.gather(*(
             self.scorer.score_each([samples[i].request() for i in group], aggregator=settings.aggregator, options=settings.options,
-                                   host=settings.host, also=self._wanted(free))
+                                   host=settings.host, also=self._wanted(free), fcp=fcp)
             for group, free in sent
         ))
         for (group, free), answer in zip(sent, answers):
