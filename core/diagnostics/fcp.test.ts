@@ -57,20 +57,11 @@ describe('computeFcp', () => {
 
   it('does not count a response an aggregator could not score (gear-exact past exactMaxWidth)', () => {
     // Two parents of c that share a parent: eliminating needs a frontier of 2, over exactMaxWidth 1.
+    const diamond = [['a', 'b'], ['a', 'c'], ['b', 'd'], ['c', 'd']] as const;
     const wide = compileRubric(
       {
-        criteria: [
-          { id: 'a', text: 'a', weight: 1 },
-          { id: 'b', text: 'b', weight: 1 },
-          { id: 'c', text: 'c', weight: 1 },
-          { id: 'd', text: 'd', weight: 1 },
-        ],
-        edges: [
-          { parent: 'a', child: 'b', relation: 'weak' },
-          { parent: 'a', child: 'c', relation: 'weak' },
-          { parent: 'b', child: 'd', relation: 'weak' },
-          { parent: 'c', child: 'd', relation: 'weak' },
-        ],
+        criteria: ['a', 'b', 'c', 'd'].map((id) => ({ id, text: id, weight: 1 })),
+        edges: diamond.map(([parent, child]) => ({ parent, child, relation: 'weak' as const })),
       },
       { exactMaxWidth: 1 },
     );
