@@ -1,0 +1,137 @@
+"""A rubric compiled for repeated in-process scoring, as core/compile/compile-rubric.ts compiles it.
+
+Ids checked, the graph projected to a DAG in input order (self-loops, unknown ids, a second edge
+for a pair and cycle-closing edges dropped), parents grouped by child in input order, retentions
+resolved, a topological order (Kahn, FIFO seeded in input order) and the reward denominator.
+Returns None where compiling would fail in the service (a repeated id, weights whose reward could
+overflow, a dropped edge under ``onInvalidEdge: reject``): the service then names the field.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass
+
+from .options import LocalOptions
+from .rubric_rows import RubricParts
+
+__all__ = ["Layout", "compile_layout"]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What scoring reads.
+
+    Attributes:
+        size: criteria.
+        weights: per criterion (input order).
+        parents: per criterion, its kept parent edges in input order, as (parent position, retention).
+        denominator: the reward's; 0 means the reward is 0 (``emptyDenominator: zero-reward``).
+        clip: whether rewards are clipped to [0, 1].
+        rule: the multi-parent rule.
+        steps: the criteria with parents in a topological order, each with its parent edges: what
+            the mean-field update visits (the others keep p; any topological order gives the same q).
+        gates: the criteria with parents, each with its parents' positions (hard gating).
+    """
+
+    size: int
+    weights: tuple[float, ...]
+    parents: tuple[tuple[tuple[int, float], ...], ...]
+    denominator: float
+    clip: bool
+    rule: str
+    steps: tuple[tuple[int, tuple[tuple[int, float], ...]], ...]
+    gates: tuple[tuple[int, tuple[int, ...]], ...]
+
+
+def _denominator(weights: tuple[float, ...], options: LocalOptions) -> float:
+    if options.normalize == "positive-sum":
+        total = math.fsum([w if w > 0 else 0.0 for w in weights])
+    else:
+        total = math.fsum(map(abs, weights))
+    if total > 0:
+        return total
+    return 1.0 if options.empty_denominator == "divide-by-one" else 0.0
+
+
+def compile_layout(parts: RubricParts, options: LocalOptions) -> Layout | None:
+    """The layout of ``parts`` under ``options``, or None where the service's compile would refuse it."""
+    ids = parts.ids
+    size = len(ids)
+    index_by_id = {criterion_id: position for position, criterion_id in enumerate(ids)}
+    if len(index_by_id) != size:
+        return None  # a repeated id
+    weights = parts.weights
+    try:
+        abs_sum = math.fsum(map(abs, weights))
+    except OverflowError:  # core's exact sum gives Infinity there, and refuses it
+        return None
+    if not math.isfinite(abs_sum):
+        return None
+    denominator = _denominator(weights, options)
+    if denominator > 0 and not abs_sum / denominator <= sys.float_info.max / 2:
+        return None
+
+    # projectDag: edges in input order; an unknown id, a self-loop, a pair seen before or an edge
+    # closing a cycle with the edges kept so far is dropped. The retention is resolved as core's
+    # effectiveRetention: 1 under gamma 0, else the edge's own, the shared one or the relation's
+    # (raised to gamma 1: base ** 1 is base, in V8 and in C alike).
+    children: list[list[int]] = [[] for _ in range(size)]
+    by_child: list[list[tuple[int, float]]] = [[] for _ in range(size)]
+    seen_pairs: set[int] = set()
+    dropped = False
+    gamma_zero = options.gamma == 0
+    shared = options.shared_retention
+    retention_of = options.retention
+    for parent_id, child_id, relation, override in parts.edges:
+        parent = index_by_id.get(parent_id)
+        child = index_by_id.get(child_id)
+        if parent is None or child is None or parent == child:
+            dropped = True
+            continue
+        pair = parent * size + child
+        if pair in seen_pairs or (children[child] and _reaches(children, child, parent)):
+            dropped = True
+            continue
+        seen_pairs.add(pair)
+        children[parent].append(child)
+        if gamma_zero:
+            retention = 1.0
+        elif override is not None:
+            retention = override
+        else:
+            retention = shared if shared is not None else retention_of[relation]
+        by_child[child].append((parent, retention))
+    if dropped and options.on_invalid_edge == "reject":
+        return None
+
+    # A topological order of the criteria with parents (Kahn's algorithm).
+    indegree = [len(edges) for edges in by_child]
+    order = [node for node in range(size) if not indegree[node]]
+    head = 0
+    while head < len(order):
+        node = order[head]
+        head += 1
+        for child in children[node]:
+            indegree[child] -= 1
+            if not indegree[child]:
+                order.append(child)
+    parents = tuple(tuple(edges) for edges in by_child)
+    steps = tuple((i, parents[i]) for i in order if parents[i])
+    gates = tuple((i, tuple(j for j, _ in edges)) for i, edges in enumerate(parents) if edges)
+    return Layout(size, weights, parents, denominator, options.clip, options.multi_parent_rule, steps, gates)
+
+
+def _reaches(children: list[list[int]], start: int, target: int) -> bool:
+    """Whether ``target`` is reachable from ``start`` along the kept edges."""
+    stack = [start]
+    visited = {start}
+    while stack:
+        for node in children[stack.pop()]:
+            if node == target:
+                return True
+            if node not in visited:
+                visited.add(node)
+                stack.append(node)
+    return False

@@ -1,0 +1,95 @@
+"""Aggregation options as the service resolves them (core/model/options.ts), for in-process scoring.
+
+Only options whose arithmetic Python reproduces bit for bit are taken: ``gamma`` 0 or 1 (any
+other value raises retentions with ``**``, and V8's pow differs from C's in the last bit for
+about 0.1% of inputs) and every ``multiParentRule`` but ``geometric-mean`` (``** (1/n)``, the
+same). Anything else, malformed options included, is left to the service (None), which scores it
+or names the bad field.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+__all__ = ["LocalOptions", "resolve_options", "host_options"]
+
+_RELATIONS = ("weak", "strong", "activation")
+_DEFAULT_RETENTION = {"weak": 0.6, "strong": 0.2, "activation": 0.0}
+_KEYS = frozenset({"retention", "sharedRetention", "gamma", "multiParentRule", "normalize", "emptyDenominator", "clip",
+                   "onInvalidEdge", "exactMaxWidth", "autoExactMaxCost"})
+_RULES = ("product", "arithmetic-mean", "max")
+
+
+@dataclass(frozen=True)
+class LocalOptions:
+    """Resolved options (defaults filled), restricted to what in-process scoring reproduces exactly."""
+
+    retention: Mapping[str, float]
+    shared_retention: float | None
+    gamma: float
+    multi_parent_rule: str
+    normalize: str
+    empty_denominator: str
+    clip: bool
+    on_invalid_edge: str
+
+
+def _number(value: Any) -> bool:
+    return (type(value) is float or type(value) is int) and math.isfinite(value)
+
+
+def _retention(value: Any) -> float | None:
+    if not _number(value) or not 0 <= value <= 1:
+        return None
+    return float(value)
+
+
+def _integer(value: Any, low: int, high: float) -> bool:
+    return type(value) is int and low <= value <= high or (type(value) is float and value.is_integer() and low <= value <= high)
+
+
+def resolve_options(options: Mapping[str, Any] | None) -> LocalOptions | None:
+    """The options with the service's defaults, or None when the service must take them."""
+    given = dict(options or {})
+    if not given.keys() <= _KEYS:
+        return None
+    retention = dict(_DEFAULT_RETENTION)
+    if "retention" in given:
+        by_relation = given["retention"]
+        if type(by_relation) is not dict or not by_relation.keys() <= set(_RELATIONS):
+            return None
+        for relation, value in by_relation.items():
+            read = _retention(value)
+            if read is None:
+                return None
+            retention[relation] = read
+    shared = None
+    if "sharedRetention" in given:
+        shared = _retention(given["sharedRetention"])
+        if shared is None:
+            return None
+    gamma = given.get("gamma", 1)
+    if not _number(gamma) or gamma not in (0, 1):
+        return None
+    rule = given.get("multiParentRule", "product")
+    normalize = given.get("normalize", "positive-sum")
+    empty = given.get("emptyDenominator", "divide-by-one")
+    clip = given.get("clip", False)
+    invalid_edge = given.get("onInvalidEdge", "drop")
+    if (rule not in _RULES or normalize not in ("positive-sum", "abs-sum") or empty not in ("divide-by-one", "zero-reward")
+            or type(clip) is not bool or invalid_edge not in ("drop", "reject")):
+        return None
+    # Read only by exact inference, which runs in the service; checked so bad values still fail there.
+    if "exactMaxWidth" in given and not _integer(given["exactMaxWidth"], 1, 24):
+        return None
+    if "autoExactMaxCost" in given and not _integer(given["autoExactMaxCost"], 0, math.inf):
+        return None
+    return LocalOptions(retention, shared, float(gamma), rule, normalize, empty, clip, invalid_edge)
+
+
+def host_options(options: LocalOptions) -> LocalOptions:
+    """RuscaRL's and MeRF's options: the host's normalization over the user's (adapters/ruscarl/format.ts)."""
+    return LocalOptions(options.retention, options.shared_retention, options.gamma, options.multi_parent_rule,
+                        "positive-sum", "zero-reward", False, options.on_invalid_edge)

@@ -1,0 +1,216 @@
+"""A row's rubric read as the service reads it, for in-process scoring.
+
+Canonical rubrics (core/model/rubric.ts), official GEAR ``reward_model``s
+(core/formats/official-gear.ts) and RuscaRL / MeRF rows (adapters/ruscarl/format.ts) become one
+:class:`RubricParts`. Each reader returns None for anything the service would refuse or read in a
+way not reproduced here (a numeric-string weight, an unknown node or edge type, a ``null`` where a
+field must be absent, a rubric over the service's default limits): those rows go to the service,
+which scores them or names the bad field. So nothing is scored here that the service would refuse.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+__all__ = ["RubricParts", "Edge", "read_canonical", "read_official", "read_ruscarl", "MAX_CRITERIA", "MAX_EDGES"]
+
+#: The service's default limits (python-bridge/service/limits.ts): a larger rubric is its to refuse.
+MAX_CRITERIA = 512
+MAX_EDGES = 4096
+
+_ROLES = ("foundation", "bonus", "penalty", "activation")
+_RELATIONS = ("weak", "strong", "activation")
+_NODE_TYPE_TO_ROLE = {"foundation": "foundation", "bonus": "bonus", "penalty": "penalty", "trigger": "activation"}
+_EDGE_TYPE_TO_RELATION = {"weak_prerequisite": "weak", "strong_prerequisite": "strong", "trigger": "activation"}
+_CHAT_ROLES = ("system", "user", "assistant")
+
+
+#: An edge as read: (parent id, child id, relation, retention override or None).
+Edge = tuple[str, str, str, "float | None"]
+
+
+@dataclass(frozen=True)
+class RubricParts:
+    """A rubric's criteria (ids and weights in input order) and its edges, as the service reads them.
+
+    Roles are checked where they are read but not kept: they only decide which edges core reports
+    as unusual, never a score.
+    """
+
+    ids: tuple[str, ...]
+    weights: tuple[float, ...]
+    edges: tuple[Edge, ...]
+
+
+_ABSENT = object()
+_FLOAT_INT_LIMIT = 2**53
+
+
+def _finite_number(value: Any) -> float | None:
+    """A JSON number as float64, or None (booleans, non-numbers, and ints past float64's range)."""
+    kind = type(value)
+    if kind is float:
+        return value if value - value == 0 else None  # inf - inf and nan - nan are nan
+    if kind is int:
+        if -_FLOAT_INT_LIMIT <= value <= _FLOAT_INT_LIMIT:
+            return float(value)
+        try:
+            number = float(value)
+        except OverflowError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
+
+
+def read_canonical(rubric: Any) -> RubricParts | None:
+    """RubricSchema: strict objects, at least one criterion, edges absent or a list."""
+    if type(rubric) is not dict:
+        return None
+    criteria = rubric.get("criteria")
+    edges = rubric.get("edges", _ABSENT)
+    if len(rubric) != (1 if edges is _ABSENT else 2):
+        return None  # criteria missing, or a field RubricSchema does not have
+    if edges is _ABSENT:
+        edges = []
+    if type(criteria) is not list or not criteria or type(edges) is not list:
+        return None
+    if len(criteria) > MAX_CRITERIA or len(edges) > MAX_EDGES:
+        return None
+    ids: list[str] = []
+    weights: list[float] = []
+    for item in criteria:
+        if type(item) is not dict:
+            return None
+        role = item.get("role", _ABSENT)
+        # id, text and weight present (None fails their checks below), and no other field.
+        if len(item) != (3 if role is _ABSENT else 4) or role is not _ABSENT and role not in _ROLES:
+            return None
+        criterion_id = item.get("id")
+        weight = _finite_number(item.get("weight"))
+        if type(criterion_id) is not str or not criterion_id or type(item.get("text")) is not str or weight is None:
+            return None
+        ids.append(criterion_id)
+        weights.append(weight)
+    read_edges: list[Edge] = []
+    for edge in edges:
+        if type(edge) is not dict:
+            return None
+        retention: Any = edge.get("retention", _ABSENT)
+        parent = edge.get("parent")
+        child = edge.get("child")
+        relation = edge.get("relation")
+        if len(edge) != (3 if retention is _ABSENT else 4) or type(parent) is not str or not parent or type(child) is not str or not child:
+            return None
+        if relation not in _RELATIONS:
+            return None
+        if retention is _ABSENT:
+            retention = None
+        else:
+            retention = _finite_number(retention)
+            if retention is None or not 0 <= retention <= 1:
+                return None
+        read_edges.append((parent, child, relation, retention))
+    return RubricParts(tuple(ids), tuple(weights), tuple(read_edges))
+
+
+def _js_truthy(value: Any) -> bool:
+    """JavaScript truthiness of a JSON value (an empty list or object is truthy there)."""
+    if value is None or value is False or value == "":
+        return False
+    if type(value) in (int, float):
+        return bool(value == value and value != 0)
+    return True
+
+
+def _official(points: list[float], declared_ids: list[Any] | None, tags: list[Any] | None, graph: Any) -> RubricParts | None:
+    """readOfficialRewardModel on rubric items already read (their points, and their ``id`` and
+    ``tags`` fields unless RuscaRL's, which carry neither), with the graph as given."""
+    if graph is not None:
+        if type(graph) is not dict:
+            return None
+        for field in ("nodes", "edges"):
+            if graph.get(field) is not None and type(graph[field]) is not list:
+                return None
+    nodes = (graph or {}).get("nodes") or []
+    raw_edges = (graph or {}).get("edges") or []
+    if len(points) > MAX_CRITERIA or len(raw_edges) > MAX_EDGES:
+        return None
+    node_type: dict[str, Any] = {}
+    for node in nodes:
+        if type(node) is dict:
+            node_id = node.get("id")
+            if type(node_id) is str and node_id:
+                node_type[node_id] = node.get("node_type")
+    ids: list[str] = []
+    for index in range(len(points)):
+        item_id = declared_ids[index] if declared_ids is not None else None
+        criterion_id = item_id if type(item_id) is str and item_id else f"r{index + 1}"
+        # The role: `nodeType.get(id) || tags.node_type`, else the sign. It decides no score, but a
+        # type the service does not know may be an Object.prototype name it reads as a bad role.
+        declared = node_type.get(criterion_id)
+        if not _js_truthy(declared):
+            item_tags = tags[index] if tags is not None else None
+            declared = item_tags.get("node_type") if type(item_tags) is dict else None
+        if type(declared) is str and declared not in _NODE_TYPE_TO_ROLE:
+            return None
+        ids.append(criterion_id)
+    edges: list[Edge] = []
+    for raw in raw_edges:
+        if type(raw) is not dict:
+            continue  # dropped by the service as malformed
+        parent, child, kind = raw.get("parent"), raw.get("child"), raw.get("type")
+        if type(parent) is not str or not parent or type(child) is not str or not child or type(kind) is not str:
+            continue  # malformed, or an unknown relation: dropped; nothing else depends on it
+        relation = _EDGE_TYPE_TO_RELATION.get(kind)
+        if relation is None:
+            return None  # an unknown type (or an Object.prototype name the service reads strangely)
+        edges.append((parent, child, relation, None))
+    return RubricParts(tuple(ids), tuple(points), tuple(edges))
+
+
+def read_official(reward_model: Any) -> RubricParts | None:
+    """OfficialRewardModelSchema and readOfficialRewardModel (loose objects; ids r1..rK by default)."""
+    if type(reward_model) is not dict:
+        return None
+    rubrics = reward_model.get("rubrics")
+    if type(rubrics) is not list or not rubrics:
+        return None
+    points: list[float] = []
+    for item in rubrics:
+        if type(item) is not dict or type(item.get("criterion")) is not str:
+            return None
+        value = _finite_number(item.get("points"))
+        if value is None:
+            return None  # a numeric string is the service's to read
+        points.append(value)
+    return _official(points, [item.get("id") for item in rubrics], [item.get("tags") for item in rubrics], reward_model.get("graph"))
+
+
+def read_ruscarl(row: Any) -> RubricParts | None:
+    """RuscarlRowSchema (a conversation and reward_model.rubrics), ids r1..rK, roles from the graph's nodes only."""
+    if type(row) is not dict:
+        return None
+    prompt = row.get("prompt")
+    if type(prompt) is not list or not prompt:
+        return None
+    for message in prompt:
+        if type(message) is not dict or message.get("role") not in _CHAT_ROLES or type(message.get("content")) is not str:
+            return None
+    reward_model = row.get("reward_model")
+    if type(reward_model) is not dict:
+        return None
+    rubrics = reward_model.get("rubrics")
+    if type(rubrics) is not list or not rubrics:
+        return None
+    points: list[float] = []
+    for item in rubrics:
+        # RuscaRL's points are numbers (no numeric strings, unlike the official reader).
+        if type(item) is not dict or type(item.get("criterion")) is not str:
+            return None
+        value = _finite_number(item.get("points"))
+        if value is None:
+            return None
+        points.append(value)
+    return _official(points, None, None, reward_model.get("graph"))

@@ -1,0 +1,221 @@
+"""In-process scoring against the service it stands in for: a real ``gear serve``.
+
+For random rubrics (canonical and official rows, RuscaRL / MeRF rows with random graphs),
+options, aggregators, judge scores and grader outputs (clean verdicts, and the outputs the
+service's reader repairs or refuses), whatever the in-process scorer answers must be exactly
+the service's answer for the same response (every field verl logs, float for float), and
+where the service refuses the row the in-process scorer must have declined it. The examples
+are biased so that most are answered in-process (the property would hold vacuously otherwise:
+the share is checked too).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Optional
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gear_bridge import EmbeddedServer, load_settings
+from gear_bridge.exceptions import ConfigError, RowError
+from gear_bridge.in_process import InProcessScorer
+from gear_bridge.rows import parse_judgment, parse_row
+from gear_bridge.sync.loop_thread import shared_loop_thread
+from gear_bridge.verl.rewarder import Sample
+from gear_bridge.verl.shared import shared_rewarder
+
+IDS = ["a", "b", "c", "d", "e", "f", "r1", "r2", "r3"]
+
+
+def served(url: str, sample: Sample, **kwargs: Any) -> Any:
+    """The service's verl fields for one sample (or the error it gives)."""
+    server_settings = load_settings(url=url, in_process=False, **kwargs)
+
+    async def one() -> Any:
+        rewarder = await shared_rewarder(server_settings, None)
+        try:
+            [outcome] = await rewarder.score_each([sample])
+        except ConfigError as error:  # options the service refuses fail every item
+            return error
+        return outcome
+
+    return shared_loop_thread().run(one(), timeout=60)
+
+
+weights = st.one_of(
+    st.integers(-10, 10),
+    st.sampled_from([0.5, -0.25, 1e-300, 2.5, -0.0, 0.0, 1e300, -1e300, 3]),
+    st.floats(-20, 20, allow_nan=False),
+)
+probabilities = st.one_of(st.sampled_from([0.0, 1.0, 0.5, 0, 1, 0.4999999999999999]), st.floats(0, 1))
+relations = st.sampled_from(["weak", "strong", "activation"])
+
+
+def rarely(common: Any, rare: Any, odds: int = 12) -> Any:
+    """``rare`` about once in ``odds`` draws: an example is mostly well-formed, so most are answered in-process."""
+    # The middle value, not 0: hypothesis draws the ends of a range far more often than the rest.
+    return st.integers(0, odds - 1).flatmap(lambda k: rare if k == odds // 2 else common)
+
+
+edge_types = rarely(st.sampled_from(["weak_prerequisite", "strong_prerequisite", "trigger"]), st.sampled_from(["nonsense", "toString", None, 3]), 30)
+node_types = rarely(st.sampled_from(["foundation", "bonus", "penalty", "trigger", "", None, 0, [], 7]), st.sampled_from(["weird", "constructor"]), 30)
+
+options = st.fixed_dictionaries({}, optional={
+    "gamma": rarely(st.sampled_from([0, 1, 1.0]), st.sampled_from([2, 0.5, -1]), 4),
+    "multiParentRule": rarely(st.sampled_from(["product", "arithmetic-mean", "max"]), st.sampled_from(["geometric-mean", "median"]), 4),
+    "normalize": rarely(st.sampled_from(["positive-sum", "abs-sum"]), st.just("sum"), 4),
+    "emptyDenominator": st.sampled_from(["divide-by-one", "zero-reward"]),
+    "clip": rarely(st.booleans(), st.just(1), 4),
+    "onInvalidEdge": st.sampled_from(["drop", "reject"]),
+    "sharedRetention": rarely(st.sampled_from([0.3, 0, 1]), st.just(1.5), 4),
+    "retention": st.fixed_dictionaries({}, optional={"weak": rarely(st.sampled_from([0.9, 0.0]), st.just(2.0), 4), "strong": st.just(0.5)}),
+    "exactMaxWidth": rarely(st.just(3), st.sampled_from([0, 30]), 4),
+})
+
+
+@st.composite
+def canonical_rows(draw: Any) -> Dict[str, Any]:
+    count = draw(st.integers(1, 7))
+    ids = draw(st.lists(st.sampled_from(IDS), min_size=count, max_size=count, unique=True))
+    if draw(st.integers(0, 19)) == 9 and count > 1:
+        ids[1] = ids[0]  # a repeated id: the service refuses it
+    criteria = []
+    for criterion_id in ids:
+        criterion: Dict[str, Any] = {"id": criterion_id, "text": f"criterion {criterion_id}", "weight": draw(weights)}
+        if draw(st.booleans()):
+            criterion["role"] = draw(st.sampled_from(["foundation", "bonus", "penalty", "activation"]))
+        criteria.append(criterion)
+    edges = []
+    for _ in range(draw(st.integers(0, 9))):
+        edge: Dict[str, Any] = {"parent": draw(st.sampled_from(ids + ["zz"])), "child": draw(st.sampled_from(ids)), "relation": draw(relations)}
+        if draw(st.integers(0, 4)) == 2:
+            edge["retention"] = draw(rarely(st.sampled_from([0.0, 0.35, 1.0]), st.just(1.2)))
+        edges.append(edge)
+    rubric: Dict[str, Any] = {"criteria": criteria, "edges": edges}
+    if draw(st.integers(0, 39)) == 19:
+        rubric["extra"] = 1  # an unknown field: refused
+    return {"format": "canonical", "rubric": rubric}
+
+
+def official_graph(draw: Any, ids: List[str]) -> Any:
+    if draw(st.integers(0, 5)) == 2:
+        return draw(st.sampled_from([None, {}, {"edges": None}]))
+    nodes = [{"id": i, "node_type": draw(node_types)} for i in ids if draw(st.booleans())]
+    edges = []
+    for _ in range(draw(st.integers(0, 8))):
+        edge = {"parent": draw(st.sampled_from(ids + ["", "r9"])), "child": draw(st.sampled_from(ids)), "type": draw(edge_types)}
+        edges.append(edge if draw(st.integers(0, 15)) else "not an edge")
+    return {"nodes": nodes, "edges": edges}
+
+
+@st.composite
+def official_rows(draw: Any) -> Dict[str, Any]:
+    count = draw(st.integers(1, 7))
+    items = []
+    for k in range(count):
+        item: Dict[str, Any] = {"criterion": f"criterion {k}", "points": draw(weights)}
+        if draw(st.booleans()):
+            item["id"] = f"c{k}" if draw(st.integers(0, 9)) != 5 else "c0"  # now and then a repeated id
+        if draw(st.integers(0, 3)) == 1:
+            item["tags"] = {"node_type": draw(node_types)}
+        if draw(st.integers(0, 59)) == 29:
+            item["points"] = "5"  # a numeric string: the service's to read
+        items.append(item)
+    ids = [item.get("id") or f"r{k + 1}" for k, item in enumerate(items)]
+    return {"format": "official-gear", "reward_model": {"rubrics": items, "graph": official_graph(draw, ids)}}
+
+
+@st.composite
+def grader_rows(draw: Any) -> Dict[str, Any]:
+    count = draw(st.integers(1, 7))
+    rubrics = [{"criterion": f"criterion {k}", "points": draw(weights), "tags": []} for k in range(count)]
+    prompt: Any = [{"role": "user", "content": "Is a potassium of 3.9 low?"}]
+    if draw(st.integers(0, 19)) == 9:
+        prompt = draw(st.sampled_from([[], [{"role": "robot", "content": "x"}], "text"]))
+    row = {"prompt": prompt, "reward_model": {"rubrics": rubrics, "graph": official_graph(draw, [f"r{k + 1}" for k in range(count)])}}
+    return {"format": draw(st.sampled_from(["ruscarl", "merf"])), "row": row}
+
+
+CLEAN = '{"explanation": "The response states it.", "criteria_met": %s}'
+grader_outputs = rarely(st.one_of(
+    st.sampled_from(["true", "false"]).map(lambda v: CLEAN % v),
+    st.sampled_from(["true", "false"]).map(lambda v: f'```json\n{{\n  "explanation": "ok",\n  "criteria_met": {v}\n}}\n```'),
+    st.sampled_from(["true", "false"]).map(lambda v: f'  {{"criteria_met": {v}, "explanation": "a \\"quoted\\" word", "x": null}} \n'),
+    st.sampled_from(["I cannot decide", "", '{"explanation": "no verdict"}', '{"criteria_met": "yes"}', '{"criteria_met": 1}']),
+), st.sampled_from([
+        "I cannot decide", "", "   ", "true", "[1, 2]", '{"explanation": "no verdict"}', '{"criteria_met": "yes"}',
+        '{"criteria_met": 1}', '{"criteria_met": true, "criteria_met": false}', '{"criteria_met": true, "score": 0.5}',
+        '<think>{"criteria_met": false}</think>{"explanation": "x", "criteria_met": true}',
+        '{"explanation": "x", "criteria_met": true}</THINK>', '<think>{"criteria_met": true}',
+        'Here it is: {"explanation": "x", "criteria_met": true}', '{"explanation": "x", "criteria_met": true,}',
+        '{"explanation": "x", "criteria_met": tr', 'the "criteria_met": false verdict', '{"explanation": "\\u00e9", "criteria_met": true}',
+        '\u3000{"explanation": "x", "criteria_met": true}', '{"explanation": "x", "criteria_met": true}\x0b',
+        '```json {"explanation": "x", "criteria_met": false}', '{"explanation": "x", "criteria_met": false}```',
+        '{"explanation": "a < b", "criteria_met": true}', '{"explanation": "line\nbreak", "criteria_met": true}',
+        '{"explanation": "x", "criteria_met": true, "nested": {"a": 1}}', '"criteria_met": true', '{"a": NaN, "criteria_met": true}',
+        '```\n{"explanation": "x", "criteria_met": true}\n```', '```JSON{"explanation": "x", "criteria_met": true}```',
+        '{"explanation": "<think>", "criteria_met": true}', '{"explanation": "</think>", "criteria_met": false}',
+        '{"explanation": "a <think>b</think> c", "criteria_met": true}', '"criteria<think>x</think>_met": true',
+        '{"explanation": "x", "criteria_met": <think>maybe</think>true}',
+    ]), 8)
+
+
+def scores_for(draw: Any, count: int) -> Dict[str, Any]:
+    p = [draw(probabilities) for _ in range(count)]
+    scores: Dict[str, Any] = {"p": p}
+    if draw(st.booleans()):
+        scores["d"] = [draw(st.booleans()) for _ in range(count)]
+    return scores
+
+
+@st.composite
+def cases(draw: Any) -> Dict[str, Any]:
+    spec = draw(st.one_of(canonical_rows(), official_rows(), grader_rows()))
+    if spec["format"] == "canonical":
+        count = len(spec["rubric"]["criteria"])
+    elif spec["format"] == "official-gear":
+        count = len(spec["reward_model"]["rubrics"])
+    else:
+        count = len(spec["row"]["reward_model"]["rubrics"])
+    if spec["format"] in ("canonical", "official-gear"):
+        judgments: Any = scores_for(draw, count + (1 if draw(st.integers(0, 39)) == 19 else 0))
+    else:
+        judgments = [draw(grader_outputs) for _ in range(count + draw(rarely(st.just(0), st.sampled_from([-1, 1]), 6)))]
+    chosen = draw(options) if draw(st.integers(0, 3)) == 1 else {}
+    return {"spec": spec, "judgments": judgments, "options": chosen or None,
+            "aggregator": draw(rarely(st.sampled_from(["gear", "gear", "flat", "hard"]), st.sampled_from(["auto", "gear-exact"]))),
+            "metrics": draw(st.booleans())}
+
+
+tally = {"in_process": 0, "declined": 0}
+
+
+@settings(max_examples=int(__import__("os").environ.get("GEAR_TEST_EXAMPLES", "600")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(case=cases())
+def test_in_process_answers_only_what_the_service_answers_the_same(server: EmbeddedServer, case: Dict[str, Any]) -> None:
+    kwargs = {"aggregator": case["aggregator"], "options": case["options"], "metrics": case["metrics"]}
+    extra_info = {"gear": json.dumps(case["spec"])}
+    try:
+        row = parse_row(extra_info)
+        judgment = parse_judgment(case["judgments"], row, ("extra_info", "gear_judgments"))
+    except RowError:
+        return  # refused by the bridge before either scorer sees it
+    sample = Sample(row, "", judgment)
+    local = InProcessScorer(load_settings(**kwargs)).fields(row, judgment)
+    service = served(server.url, sample, **kwargs)
+    if local is None:
+        tally["declined"] += 1
+        return
+    tally["in_process"] += 1
+    assert not isinstance(service, (RowError, ConfigError)), (service, case)
+    assert list(local) == list(service) and local == service, case
+
+
+def test_most_examples_were_answered_in_process() -> None:
+    """The property above held on answers, not only on declines (runs after it, in file order)."""
+    total = tally["in_process"] + tally["declined"]
+    if total == 0:
+        pytest.skip("run with the property test")
+    print(tally)
+    assert tally["in_process"] >= total / 2, tally
