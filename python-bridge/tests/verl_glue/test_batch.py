@@ -44,7 +44,7 @@ def test_batch_manager_call_shape(server: EmbeddedServer) -> None:
     """Called with data_sources/solution_strs/ground_truths/extra_infos plus reward_kwargs, it returns one dict per response with stable keys, in one request per method."""
     samples = make_samples(seed=11, prompts=12, group=4, formats=("canonical", "official-gear"))
     # max_rubrics is part of what identifies a connection: this test gets a registry of its own.
-    config = verl_config(custom_path="pkg://gear_bridge.verl.batch", custom_name="compute_score_batched", custom_kwargs={"url": server.url, "max_rubrics": 1234})
+    config = verl_config(custom_path="pkg://gear_bridge.verl.batch", custom_name="compute_score_batched", custom_kwargs={"url": server.url, "max_rubrics": 1234, "in_process": False})
     before = by_method(server.url)
     scores = verify(samples, config, aggregator="gear")
     after = by_method(server.url)
@@ -72,11 +72,18 @@ def test_the_steps_fcp_figure_is_diagnostics_fcp_of_its_scores(server: EmbeddedS
     path a server without rubric.scoreColumns' fcp takes), and every reward is the same."""
     samples = make_samples(seed=14, prompts=12, group=4, formats=("canonical", "official-gear"))
 
-    def run(url: str) -> List[Dict[str, Any]]:
+    def run(url: str, in_process: bool = False) -> List[Dict[str, Any]]:
         return compute_score_batched([s["extra_info"]["index"] for s in samples], [s["response"] for s in samples], [""] * len(samples),
-                                     [dict(s["extra_info"]) for s in samples], url=url, aggregator="gear")
+                                     [dict(s["extra_info"]) for s in samples], url=url, aggregator="gear", in_process=in_process)
 
     scores = run(server.url)
+    # Scored in this process (no request at all), the step's figure is the same float.
+    def scoring_requests() -> Dict[str, int]:
+        return {m: n for m, n in by_method(server.url).items() if not m.startswith("server.")}
+
+    before = scoring_requests()
+    assert run(server.url, in_process=True) == scores
+    assert scoring_requests() == before
     with OlderServer(server.url, missing_methods=[], unknown_params=["fcp"]) as older:
         legacy = run(older.url)
         refused = dict(older.refused)

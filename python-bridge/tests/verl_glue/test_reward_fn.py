@@ -157,7 +157,8 @@ def test_host_rows_send_no_response_text(server: EmbeddedServer) -> None:
         sample["response"] = sample["response"] * 200  # a policy's response is KBs long
 
     async def main(url: str) -> List[float]:
-        results = await asyncio.gather(*(compute_score("hb", s["response"], "", dict(s["extra_info"]), url=url) for s in samples))
+        results = await asyncio.gather(*(compute_score("hb", s["response"], "", dict(s["extra_info"]), url=url, in_process=False)
+                                         for s in samples))
         return [r["score"] for r in results]
 
     with OlderServer(server.url, missing_methods=[], unknown_params=[]) as recorder:  # refuses nothing: records

@@ -201,8 +201,9 @@ def check_output(out: DataProto, data: DataProto, rewards: List[float]) -> None:
 
 @pytest.mark.parametrize("lines", [REWARD_FUNCTION, MANAGER], ids=["reward-function", "GearRewardManager"])
 def test_precomputed_judgments_across_workers(ray_cluster: None, tokenizer_dir: str, tmp_path: Path, lines: List[str]) -> None:
-    """Rows of all four formats with their judgments, split across the workers: every reward is the
-    CLI's, and all of them came through one machine server the workers share."""
+    """Rows of all four formats with their judgments, split across the workers, scored by the server
+    (in_process off: what rows the in-process scorer declines take): every reward is the CLI's, and
+    all of them came through one machine server the workers share."""
     tokenizer = hf_tokenizer(tokenizer_dir)
     if lines is REWARD_FUNCTION:  # one rollout per row: a row's own extra_info holds its judgments
         samples = make_samples(seed=61, prompts=SAMPLES, group=1)
@@ -214,7 +215,7 @@ def test_precomputed_judgments_across_workers(ray_cluster: None, tokenizer_dir: 
         data = step(tokenizer, prompts, [s["response"] for s in samples], tools)
     rewards = expected_rewards(samples)
     assert len(data) == SAMPLES and len(set(rewards)) > WORKERS  # every worker's chunk has its own rewards
-    with reward_loop(config(tokenizer_dir, run_lines(lines, tmp_path)), tmp_path) as manager:
+    with reward_loop(config(tokenizer_dir, run_lines(lines, tmp_path, in_process="false")), tmp_path) as manager:
         out = manager.compute_rm_score(data)
         info = check_one_shared_server(manager, tmp_path)
         # The worker that started the server exits (ray.kill): the others still score through it.
@@ -231,6 +232,30 @@ def test_precomputed_judgments_across_workers(ray_cluster: None, tokenizer_dir: 
     assert out.non_tensor_batch["num_criteria"].tolist() == [criteria_count(json.loads(s["extra_info"]["gear"])) for s in samples]
     assert (out.non_tensor_batch["judged"] == 0).all() and (out.non_tensor_batch["judge_requests"] == 0).all()
     assert out.non_tensor_batch["gear_reward"].tolist() == rewards  # the default aggregator is gear
+
+
+@pytest.mark.parametrize("lines", [REWARD_FUNCTION, MANAGER], ids=["reward-function", "GearRewardManager"])
+def test_precomputed_judgments_in_process_start_no_server(ray_cluster: None, tokenizer_dir: str, tmp_path: Path, lines: List[str]) -> None:
+    """The README's lines alone (in-process scoring on, the default): rows the in-process scorer
+    reads (canonical, official-gear, RuscaRL) are scored in the workers, with the CLI's rewards and
+    metrics, and no worker starts a server."""
+    tokenizer = hf_tokenizer(tokenizer_dir)
+    formats = ("canonical", "official-gear", "ruscarl")
+    if lines is REWARD_FUNCTION:
+        samples = make_samples(seed=63, prompts=SAMPLES, group=1, formats=formats)
+        data = step(tokenizer, [{"extra_info": s["extra_info"]} for s in samples], [s["response"] for s in samples], n=1)
+    else:
+        samples = make_samples(seed=64, prompts=WORKERS, group=N, formats=formats)
+        prompts = [{"extra_info": {"gear": s["extra_info"]["gear"]}} for s in samples[::N]]
+        tools = [{"gear_judgments": s["extra_info"]["gear_judgments"]} for s in samples]
+        data = step(tokenizer, prompts, [s["response"] for s in samples], tools)
+    rewards = expected_rewards(samples)
+    with reward_loop(config(tokenizer_dir, run_lines(lines, tmp_path)), tmp_path) as manager:
+        out = manager.compute_rm_score(data)
+    check_output(out, data, rewards)
+    assert out.non_tensor_batch["flat_reward"].tolist() == expected_rewards(samples, "flat")
+    assert out.non_tensor_batch["hard_reward"].tolist() == expected_rewards(samples, "hard")
+    assert not list(tmp_path.glob("gear-*/server-*/server.json"))  # no worker needed the server
 
 
 def test_judge_from_config_one_cache_for_all_workers(ray_cluster: None, server: EmbeddedServer, tokenizer_dir: str, tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from typing import Any, Sequence
 
 from ..exceptions import ConfigError, RowError
 from ..fcp import FcpTally
+from ..in_process import IN_PROCESS_METHODS, FcpCounter, in_process_scorer
 from ..judge import JudgeCall
 from ..rubrics import Registration
 from ..rows import JudgeScores, parse_row
@@ -100,26 +101,43 @@ async def _score_all(
         if judgment is not None:
             guard.check(extra_info, response, path, settings.judgments_key)
         samples.append(Sample(row, response, judgment, path, (*path, settings.judgments_key)))
-    rewarder = await shared_rewarder(settings, call_endpoints(settings, router.address, router.model))
-    if not settings.metrics:
-        outcomes = await rewarder.score_each(samples)
-        step: dict[str, float] = {}
-    else:
-        aggregator = _fcp_aggregator(settings)
-        tally = FcpTally([aggregator])
-        outcomes = await rewarder.score_each(samples, fcp=tally)
-        scored = sum(1 for s, o in zip(samples, outcomes) if _fcp_case(s) and not isinstance(o, Exception))
-        if tally.reports and tally.responses == scored:
-            step = {"fcp_leakage": tally.leakage(aggregator)}  # from the scoring requests themselves
+    # Judged responses the in-process scorer can score are scored here (with their share of the
+    # step's FCP figure); the rest go to the server, which is started only if something does.
+    aggregator = _fcp_aggregator(settings)
+    counter = FcpCounter([aggregator]) if settings.metrics and aggregator in IN_PROCESS_METHODS else None
+    local: list[dict[str, float | int] | None] = [None] * len(samples)
+    if settings.in_process:
+        scorer = in_process_scorer(settings)
+        for index, sample in enumerate(samples):
+            local[index] = scorer.fields(sample.row, sample.judgment, counter if _fcp_case(sample) else None)
+    rest = [index for index, made in enumerate(local) if made is None]
+    tally = FcpTally([aggregator])
+    if counter is not None and counter.responses:
+        tally.add(counter.report())
+    outcomes: list[dict[str, float | int] | RowError | ConfigError | None] = list(local)
+    rewarder: Rewarder | None = None
+    if rest:
+        rewarder = await shared_rewarder(settings, call_endpoints(settings, router.address, router.model))
+        sent = await rewarder.score_each([samples[i] for i in rest], fcp=tally if settings.metrics else None)
+        for index, outcome in zip(rest, sent):
+            outcomes[index] = outcome
+    step: dict[str, float] = {}
+    if settings.metrics:
+        scored = sum(1 for s, o in zip(samples, outcomes) if _fcp_case(s) and isinstance(o, dict))
+        if tally.responses == scored and (tally.reports or scored == 0):
+            step = {"fcp_leakage": tally.leakage(aggregator)}  # from the scoring itself (here, or its requests)
         else:
             # Scored another way (an older server, or responses with and without decisions): after
             # the scoring, whose request registered the step's new rubrics, FCP names them by id.
+            if rewarder is None:
+                rewarder = await shared_rewarder(settings, call_endpoints(settings, router.address, router.model))
             step = {"fcp_leakage": await _fcp_leakage(rewarder, samples)}
     results: list[dict[str, float | int]] = []
-    for outcome in outcomes:
-        if isinstance(outcome, Exception):
-            raise outcome
-        results.append({**outcome, **step})
+    for result in outcomes:
+        if isinstance(result, Exception):
+            raise result
+        assert result is not None
+        results.append({**result, **step})
     return results
 
 

@@ -9,9 +9,11 @@ The legacy (non-async) naive manager calls its function without awaiting it, so 
 ``compute_score_sync`` (``custom_reward_function.name=compute_score_sync``).
 
 VERL merges ``reward_kwargs`` into every call's keyword arguments; every setting of
-:mod:`gear_bridge.settings` may be given there or in the environment. The calls of one burst on an
-event loop (no 3 loop turns without a call, at most ``group_wait`` from the first) go to the server
-together: one request for all of them, instead of one per call.
+:mod:`gear_bridge.settings` may be given there or in the environment. A response whose judgments
+came with the row is scored in the calling process (:mod:`gear_bridge.in_process`: the same
+rewards as the server's, no round trip) unless it needs the server; the calls that do, on one
+event loop in one burst (no 3 loop turns without a call, at most ``group_wait`` from the first),
+go to the server together: one request for all of them, instead of one per call.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ import asyncio
 from typing import Any
 
 from ..exceptions import ConfigError, RowError
-from ..judge import JudgeCall
-from ..rows import parse_row
+from ..in_process import in_process_scorer
+from ..judge import Judge, JudgeCall
+from ..rows import GearRow, Judgment, parse_row
+from ..settings import Settings
 from ..sync.loop_thread import shared_loop_thread
 from .coalescer import IDLE_TURNS, GroupCoalescer
 from .rewarder import REWARD_KEYS, Rewarder, Sample, call_endpoints
@@ -39,22 +43,36 @@ def _coalescer(rewarder: Rewarder) -> GroupCoalescer[Sample, dict[str, float | i
     return found
 
 
-async def _sample(data_source: Any, solution_str: Any, ground_truth: Any, extra_info: Any, kwargs: dict[str, Any]) -> tuple[Sample, Rewarder]:
-    settings, judge, router = settings_from_kwargs(kwargs)
+def _given(settings: Settings, solution_str: Any, extra_info: Any) -> tuple[GearRow, Judgment | None]:
+    """The call's row and the row's own judgments (None: the service's judge makes them)."""
     if not isinstance(solution_str, str):
         raise RowError(("solution_str",), f"must be the decoded response text, got {type(solution_str).__name__}")
     row = parse_row(extra_info)
     assert extra_info is not None
-    if judge is not None:
-        made = await judge.judge(JudgeCall(row, solution_str, extra_info, data_source, ground_truth, ("extra_info",)))
-        sample = Sample(row, solution_str, made, ("extra_info",), ("judgment",))
-    else:
-        judgment = row_judgments(extra_info, row, settings, ("extra_info",))
-        if judgment is not None:
-            shared_row_guard().check(extra_info, solution_str, ("extra_info",), settings.judgments_key)
-        sample = Sample(row, solution_str, judgment, ("extra_info",), ("extra_info", settings.judgments_key))
-    rewarder = await shared_rewarder(settings, call_endpoints(settings, router.address, router.model))
-    return sample, rewarder
+    judgment = row_judgments(extra_info, row, settings, ("extra_info",))
+    if judgment is not None:
+        shared_row_guard().check(extra_info, solution_str, ("extra_info",), settings.judgments_key)
+    return row, judgment
+
+
+def _given_sample(settings: Settings, solution_str: str, row: GearRow, judgment: Judgment | None) -> Sample:
+    return Sample(row, solution_str, judgment, ("extra_info",), ("extra_info", settings.judgments_key))
+
+
+async def _judged_sample(judge: Judge, data_source: Any, solution_str: Any, ground_truth: Any, extra_info: Any) -> Sample:
+    """The call's response judged by a Python judge (``judge`` in the settings)."""
+    if not isinstance(solution_str, str):
+        raise RowError(("solution_str",), f"must be the decoded response text, got {type(solution_str).__name__}")
+    row = parse_row(extra_info)
+    made = await judge.judge(JudgeCall(row, solution_str, extra_info, data_source, ground_truth, ("extra_info",)))
+    return Sample(row, solution_str, made, ("extra_info",), ("judgment",))
+
+
+def _in_process(settings: Settings, row: GearRow, judgment: Judgment | None) -> dict[str, float | int] | None:
+    """The response's reward computed here when it equals the server's (see gear_bridge.in_process)."""
+    if not settings.in_process or judgment is None:
+        return None
+    return in_process_scorer(settings).fields(row, judgment)
 
 
 async def compute_score(
@@ -84,7 +102,19 @@ async def compute_score(
         ConfigError: a setting is unknown or invalid, or rows need a judge and none is configured.
         BridgeConnectionError: the server could not be reached or did not answer in time.
     """
-    sample, rewarder = await _sample(data_source, solution_str, ground_truth, extra_info, kwargs)
+    settings, judge, router = settings_from_kwargs(kwargs)
+    if judge is None:
+        row, judgment = _given(settings, solution_str, extra_info)
+        fields = _in_process(settings, row, judgment)
+        if fields is not None:
+            return fields
+        sample = _given_sample(settings, solution_str, row, judgment)
+    else:
+        sample = await _judged_sample(judge, data_source, solution_str, ground_truth, extra_info)
+        fields = _in_process(settings, sample.row, sample.judgment)
+        if fields is not None:
+            return fields
+    rewarder = await shared_rewarder(settings, call_endpoints(settings, router.address, router.model))
     return await _coalescer(rewarder).submit("all", sample)
 
 
@@ -93,7 +123,9 @@ def compute_score_sync(
 ) -> dict[str, float | int]:
     """``compute_score`` for callers that do not await (verl's legacy naive reward manager).
 
-    Blocking: one request per call, on this process's private event-loop thread.
+    A response whose judgments the row carries is scored in this thread when the in-process
+    scorer can (see :mod:`gear_bridge.in_process`); otherwise the call blocks on one request, on
+    this process's private event-loop thread.
 
     Raises:
         RuntimeError: called from a running event loop (await ``compute_score`` there).
@@ -106,8 +138,24 @@ def compute_score_sync(
     else:
         raise RuntimeError("compute_score_sync blocks; in a running event loop, await compute_score instead")
 
+    settings, judge, router = settings_from_kwargs(kwargs)
+    given: Sample | None = None
+    if judge is None:
+        row, judgment = _given(settings, solution_str, extra_info)
+        fields = _in_process(settings, row, judgment)
+        if fields is not None:
+            return fields  # no round trip: what makes this manager's step cost that of a plain function
+        given = _given_sample(settings, solution_str, row, judgment)
+
     async def one() -> dict[str, float | int]:
-        sample, rewarder = await _sample(data_source, solution_str, ground_truth, extra_info, kwargs)
+        sample = given
+        if sample is None:
+            assert judge is not None
+            sample = await _judged_sample(judge, data_source, solution_str, ground_truth, extra_info)
+            made = _in_process(settings, sample.row, sample.judgment)
+            if made is not None:
+                return made
+        rewarder = await shared_rewarder(settings, call_endpoints(settings, router.address, router.model))
         [outcome] = await rewarder.score_each([sample])
         if isinstance(outcome, (RowError, ConfigError)):
             raise outcome

@@ -11,8 +11,10 @@ VERL's ``RewardLoopWorker.compute_score_batch`` calls ``run_single`` once per sa
 its chunk concurrently. The manager reads each sample straight from the batch (no DataProto slicing,
 which costs verl's naive manager more than the reward itself), decodes the response only when the
 judge needs it (scoring given judgments never reads it), reads the row (``extra_info["gear"]``, with
-the sample's ``tool_extra_fields`` merged over it as naive.py merges them) and the judgments (or leaves them to the judge), and hands the
-sample to a :class:`~gear_bridge.verl.coalescer.GroupCoalescer`: the worker's samples go out
+the sample's ``tool_extra_fields`` merged over it as naive.py merges them) and the judgments (or
+leaves them to the judge). A judged sample is scored right there when the in-process scorer can
+(:mod:`gear_bridge.in_process`: the server's rewards, no round trip); any other goes to a
+:class:`~gear_bridge.verl.coalescer.GroupCoalescer`: the worker's samples go out
 together (one ``rubric.scoreColumns`` / ``host.scoreBatch`` / ``judge.scoreBatch``, each GRPO
 group's row once) as soon as the event loop turned 3 times without a new one, or ``group_wait``
 seconds (5 ms) after the first, whichever comes first.
@@ -35,6 +37,7 @@ import weakref
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..exceptions import ConfigError
+from ..in_process import in_process_scorer
 from ..judge import Judge, JudgeCall
 from ..plain_data import plain
 from ..rows import Judgment, parse_judgment, parse_row
@@ -213,5 +216,6 @@ class GearRewardManager(RewardManagerBase):
             # verl's step.
             response = self._decode(valid_ids) if judgment is None else ""
             sample = Sample(row, response, judgment, ("extra_info",), judgment_path)
-        fields = await self.coalescer().submit("all", sample)
+        made = in_process_scorer(self.settings).fields(sample.row, sample.judgment) if self.settings.in_process else None
+        fields = made if made is not None else await self.coalescer().submit("all", sample)
         return {"reward_score": fields["score"], "reward_extra_info": fields}
