@@ -154,6 +154,10 @@ def _not_finite(name: str) -> float:
     raise _NotFinite
 
 
+#: json.loads with these hooks builds a decoder per call; one decoder serves every row.
+_FINITE_DECODER = json.JSONDecoder(parse_float=_finite_float, parse_constant=_not_finite)
+
+
 @functools.lru_cache(maxsize=4096)
 def _parse_spec_text(text: str) -> GearRow:
     # A new prompt's row is read once per step in training: its key is the text's own digest (equal
@@ -163,7 +167,7 @@ def _parse_spec_text(text: str) -> GearRow:
     # text with a regex took ~35 us and walking the parsed content more).
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     try:
-        return _parse_spec(json.loads(text, parse_float=_finite_float, parse_constant=_not_finite), (), digest=digest, walk=False)
+        return _parse_spec(_FINITE_DECODER.decode(text), (), digest=digest, walk=False)
     except _NotFinite:
         return _parse_spec(json.loads(text), (), digest=digest, walk=True)
 
@@ -277,23 +281,30 @@ def parse_row(extra_info: Any, path: Sequence[PathPart] = ("extra_info",)) -> Ge
     return parse_gear_spec(extra_info[GEAR_KEY], (*where, GEAR_KEY))
 
 
+_PLAIN_NUMBERS = frozenset((float, int))
+_BOOLEANS = frozenset((bool,))
+
+
 def parse_scores(value: Any, path: Sequence[PathPart]) -> JudgeScores:
     """Reads judge scores ``{"p": [...], "d": [...]?}`` (or their JSON string).
 
     Raises:
         RowError: naming the field (e.g. ``...p[3]`` for a NaN or a value outside [0, 1]).
     """
-    where = tuple(path)
-    if type(value) is dict and value.keys() <= {"p", "d"} and type(value.get("p")) is list:
-        p_list = value["p"]
+    if type(value) is dict:
+        p_list = value.get("p")
         d_list = value.get("d")
-        # The common case, checked in one pass: plain floats in [0, 1] (NaN fails the comparison),
-        # and decisions, when given, plain booleans, one per score.
-        if all((type(x) is float or type(x) is int) and 0 <= x <= 1 for x in p_list):
+        # The common case, checked in C (verl reads one per response): plain floats and ints in
+        # [0, 1] (a NaN, which min and max may skip, makes the exact sum NaN), and decisions, when
+        # given, plain booleans, one per score. Anything else is read below, naming the field.
+        if (type(p_list) is list and p_list and len(value) == (1 if d_list is None and "d" not in value else 2)
+                and _PLAIN_NUMBERS.issuperset(map(type, p_list)) and min(p_list) >= 0 and max(p_list) <= 1
+                and not math.isnan(math.fsum(p_list))):
             if d_list is None:
                 return JudgeScores(tuple(p_list), None)
-            if type(d_list) is list and len(d_list) == len(p_list) and all(type(x) is bool for x in d_list):
+            if type(d_list) is list and len(d_list) == len(p_list) and _BOOLEANS.issuperset(map(type, d_list)):
                 return JudgeScores(tuple(p_list), tuple(d_list))
+    where = tuple(path)
     scores = plain(_json_text(value, where))
     if not isinstance(scores, dict):
         raise RowError(where, f'must be judge scores {{"p": [...], "d": [...]}}, got {type(scores).__name__}')
