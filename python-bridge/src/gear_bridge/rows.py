@@ -24,7 +24,7 @@ import json
 import math
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence, Union
 
 from .exceptions import PathPart, RowError
@@ -57,13 +57,20 @@ class GearRow:
     Attributes:
         format: ``canonical``, ``official-gear`` or a host name.
         content: the canonical rubric, the official ``reward_model``, or the host row.
+        source: the JSON text the row came as, or None when it came as a dict.
         key: a digest of the row: of its JSON text when it came as one (equal texts, equal keys),
-            else of its format and content (equal content, equal keys).
+            else of its format and content (equal content, equal keys). Computed when first
+            read: the server's registry reads it, rows scored in-process never need it.
     """
 
     format: str
     content: Mapping[str, Any]
-    key: str
+    source: str | None = field(default=None, repr=False)
+
+    @functools.cached_property
+    def key(self) -> str:
+        text = self.source if self.source is not None else stable_json([self.format, self.content])
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     @property
     def is_host(self) -> bool:
@@ -165,11 +172,10 @@ def _parse_spec_text(text: str) -> GearRow:
     # not a digest of re-encoded content, and the finiteness walk runs only where the parser met a
     # non-finite number (its hooks see every float and constant: ~1 us a row, where scanning the
     # text with a regex took ~35 us and walking the parsed content more).
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     try:
-        return _parse_spec(_FINITE_DECODER.decode(text), (), digest=digest, walk=False)
+        return _parse_spec(_FINITE_DECODER.decode(text), (), source=text, walk=False)
     except _NotFinite:
-        return _parse_spec(json.loads(text), (), digest=digest, walk=True)
+        return _parse_spec(json.loads(text), (), source=text, walk=True)
 
 
 def parse_gear_spec(value: Any, path: Sequence[PathPart] = ("extra_info", GEAR_KEY)) -> GearRow:
@@ -225,7 +231,7 @@ def _parse_spec_object(spec: Mapping[str, Any]) -> GearRow:
     return row
 
 
-def _parse_spec(spec: Any, path: tuple[PathPart, ...], *, digest: str | None = None, walk: bool = True) -> GearRow:
+def _parse_spec(spec: Any, path: tuple[PathPart, ...], *, source: str | None = None, walk: bool = True) -> GearRow:
     if not isinstance(spec, dict):
         raise RowError(path, f'must be an object {{"format": ..., ...}} or its JSON string, got {type(spec).__name__}')
     form = spec.get("format")
@@ -256,9 +262,7 @@ def _parse_spec(spec: Any, path: tuple[PathPart, ...], *, digest: str | None = N
                 raise RowError((*where, "graph"), f"must be an object, got {type(graph).__name__}")
             _expect_list(graph, "nodes", (*where, "graph"), required=False)
             _expect_list(graph, "edges", (*where, "graph"), required=False)
-    if digest is None:
-        digest = hashlib.sha256(stable_json([form, content]).encode("utf-8")).hexdigest()
-    return GearRow(form, content, digest)
+    return GearRow(form, content, source)
 
 
 def parse_row(extra_info: Any, path: Sequence[PathPart] = ("extra_info",)) -> GearRow:

@@ -34,8 +34,8 @@ class FcpCounter:
         q = [given[m] if m in given else method_scores(layout, m, p, d) for m in self.aggregators]
         self.responses += 1
         scale = 0.0 if layout.denominator == 0 else 1 / layout.denominator
-        for child, edges in enumerate(layout.parents):
-            for parent, _ in edges:
+        for child, parents in layout.gates:
+            for parent in parents:
                 self.considered_edges += 1
                 p_child = p[child]
                 if p_child < 0.5:

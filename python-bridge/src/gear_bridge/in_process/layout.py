@@ -2,7 +2,7 @@
 
 Ids checked, the graph projected to a DAG in input order (self-loops, unknown ids, a second edge
 for a pair and cycle-closing edges dropped), parents grouped by child in input order, retentions
-resolved, a topological order (Kahn, FIFO seeded in input order) and the reward denominator.
+resolved, a topological order of the criteria with parents, and the reward denominator.
 Returns None where compiling would fail in the service (a repeated id, weights whose reward could
 overflow, a dropped edge under ``onInvalidEdge: reject``): the service then names the field.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .options import LocalOptions
 from .rubric_rows import RubricParts
@@ -19,25 +19,24 @@ from .rubric_rows import RubricParts
 __all__ = ["Layout", "compile_layout"]
 
 
-@dataclass(frozen=True)
-class Layout:
-    """What scoring reads.
+class Layout(NamedTuple):
+    """What scoring reads (a named tuple: one is made per new rubric, many per step).
 
     Attributes:
         size: criteria.
         weights: per criterion (input order).
-        parents: per criterion, its kept parent edges in input order, as (parent position, retention).
         denominator: the reward's; 0 means the reward is 0 (``emptyDenominator: zero-reward``).
         clip: whether rewards are clipped to [0, 1].
         rule: the multi-parent rule.
-        steps: the criteria with parents in a topological order, each with its parent edges: what
-            the mean-field update visits (the others keep p; any topological order gives the same q).
-        gates: the criteria with parents, each with its parents' positions (hard gating).
+        steps: the criteria with parents in a topological order, each with its kept parent edges
+            in input order as (parent position, retention): what the mean-field update visits (the
+            others keep p; any topological order gives the same q).
+        gates: the criteria with parents in rubric order, each with its parents' positions in input
+            order (hard gating and FCP's cases, in core's order).
     """
 
     size: int
     weights: tuple[float, ...]
-    parents: tuple[tuple[tuple[int, float], ...], ...]
     denominator: float
     clip: bool
     rule: str
@@ -77,8 +76,8 @@ def compile_layout(parts: RubricParts, options: LocalOptions) -> Layout | None:
     # closing a cycle with the edges kept so far is dropped. The retention is resolved as core's
     # effectiveRetention: 1 under gamma 0, else the edge's own, the shared one or the relation's
     # (raised to gamma 1: base ** 1 is base, in V8 and in C alike).
-    children: list[list[int]] = [[] for _ in range(size)]
-    by_child: list[list[tuple[int, float]]] = [[] for _ in range(size)]
+    children: dict[int, list[int]] = {}
+    by_child: dict[int, list[tuple[int, float]]] = {}
     seen_pairs: set[int] = set()
     dropped = False
     gamma_zero = options.gamma == 0
@@ -91,44 +90,42 @@ def compile_layout(parts: RubricParts, options: LocalOptions) -> Layout | None:
             dropped = True
             continue
         pair = parent * size + child
-        if pair in seen_pairs or (children[child] and _reaches(children, child, parent)):
+        if pair in seen_pairs or (child in children and _reaches(children, child, parent)):
             dropped = True
             continue
         seen_pairs.add(pair)
-        children[parent].append(child)
+        children.setdefault(parent, []).append(child)
         if gamma_zero:
             retention = 1.0
         elif override is not None:
             retention = override
         else:
             retention = shared if shared is not None else retention_of[relation]
-        by_child[child].append((parent, retention))
+        by_child.setdefault(child, []).append((parent, retention))
     if dropped and options.on_invalid_edge == "reject":
         return None
 
-    # A topological order of the criteria with parents (Kahn's algorithm).
-    indegree = [len(edges) for edges in by_child]
-    order = [node for node in range(size) if not indegree[node]]
-    head = 0
-    while head < len(order):
-        node = order[head]
-        head += 1
-        for child in children[node]:
-            indegree[child] -= 1
-            if not indegree[child]:
+    # A topological order of the criteria with parents (Kahn's algorithm from the roots).
+    waiting = {child: len(edges) for child, edges in by_child.items()}
+    ready = [node for node in children if node not in waiting]
+    order: list[int] = []
+    while ready:
+        for child in children.get(ready.pop(), ()):
+            waiting[child] -= 1
+            if not waiting[child]:
                 order.append(child)
-    parents = tuple(tuple(edges) for edges in by_child)
-    steps = tuple((i, parents[i]) for i in order if parents[i])
-    gates = tuple((i, tuple(j for j, _ in edges)) for i, edges in enumerate(parents) if edges)
-    return Layout(size, weights, parents, denominator, options.clip, options.multi_parent_rule, steps, gates)
+                ready.append(child)
+    steps = tuple((child, tuple(by_child[child])) for child in order)
+    gates = tuple((child, tuple(parent for parent, _ in by_child[child])) for child in sorted(by_child))
+    return Layout(size, weights, denominator, options.clip, options.multi_parent_rule, steps, gates)
 
 
-def _reaches(children: list[list[int]], start: int, target: int) -> bool:
+def _reaches(children: dict[int, list[int]], start: int, target: int) -> bool:
     """Whether ``target`` is reachable from ``start`` along the kept edges."""
     stack = [start]
     visited = {start}
     while stack:
-        for node in children[stack.pop()]:
+        for node in children.get(stack.pop(), ()):
             if node == target:
                 return True
             if node not in visited:

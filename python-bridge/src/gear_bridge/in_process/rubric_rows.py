@@ -88,8 +88,16 @@ def read_canonical(rubric: Any) -> RubricParts | None:
         if len(item) != (3 if role is _ABSENT else 4) or role is not _ABSENT and role not in _ROLES:
             return None
         criterion_id = item.get("id")
-        weight = _finite_number(item.get("weight"))
-        if type(criterion_id) is not str or not criterion_id or type(item.get("text")) is not str or weight is None:
+        weight: Any = item.get("weight")
+        kind = type(weight)
+        # The usual weights first, inline: ints float64 holds exactly, finite floats.
+        if kind is int and -_FLOAT_INT_LIMIT <= weight <= _FLOAT_INT_LIMIT:
+            weight = float(weight)
+        elif kind is not float or weight - weight != 0:
+            weight = _finite_number(weight)
+            if weight is None:
+                return None
+        if type(criterion_id) is not str or not criterion_id or type(item.get("text")) is not str:
             return None
         ids.append(criterion_id)
         weights.append(weight)

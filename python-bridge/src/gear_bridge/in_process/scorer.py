@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 from ..rows import GearRow, JudgeScores, Judgment
 from ..settings import Settings
-from .aggregate import gear_scores, hard_scores, method_scores, reward
+from .aggregate import gear_scores, hard_scores, reward
 from .fcp import FcpCounter
 from .grader_output import UNREAD, read_verdict
 from .layout import Layout, compile_layout
@@ -44,6 +44,8 @@ class InProcessScorer:
         self.settings = settings
         options = resolve_options(settings.options) if settings.aggregator in IN_PROCESS_METHODS else None
         self._options: LocalOptions | None = options
+        self._aggregator = settings.aggregator
+        self._metrics = settings.metrics
         self._host_options = host_options(options) if options is not None else None
         self._layouts: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -56,30 +58,33 @@ class InProcessScorer:
         """Whether any response can be scored here under these settings."""
         return self._options is not None
 
-    def _layout(self, row: GearRow) -> tuple[Layout, tuple[float, ...]] | None:
-        """The row's layout (and weights), compiled once per row."""
-        found = self._layouts.get(row.key)
+    def _entry(self, row: GearRow) -> Any:
+        """The row's (layout, is a host row), compiled once per row, or _DECLINED. A row is known by
+        its text when it came as one (a str hashes once; the digest the server's registry needs is
+        not computed)."""
+        key = row.source if row.source is not None else row.key
+        found = self._layouts.get(key)
         if found is None:
             found = self._compile(row)
             with self._lock:
                 if len(self._layouts) >= _MAX_LAYOUTS:
                     self._layouts.clear()
-                self._layouts[row.key] = found
-        return None if found is _DECLINED else found
+                self._layouts[key] = found
+        return found
 
     def _compile(self, row: GearRow) -> Any:
         parts: RubricParts | None
         options = self._options
-        if row.is_host:
-            host = self.settings.host or row.format
-            parts = read_ruscarl(row.content) if host in _GRADER_HOSTS else None
+        host = row.is_host
+        if host:
+            parts = read_ruscarl(row.content) if (self.settings.host or row.format) in _GRADER_HOSTS else None
             options = self._host_options
         else:
             parts = _READERS[row.format](row.content)
         if parts is None or options is None:
             return _DECLINED
         layout = compile_layout(parts, options)
-        return _DECLINED if layout is None else (layout, parts.weights)
+        return _DECLINED if layout is None else (layout, host)
 
     def fields(self, row: GearRow, judgment: Judgment | None, fcp: FcpCounter | None = None) -> dict[str, float | int] | None:
         """verl's fields for one response (``REWARD_KEYS`` and, with metrics, ``METRIC_KEYS``), or
@@ -87,15 +92,12 @@ class InProcessScorer:
         """
         if self._options is None or judgment is None:
             return None
-        compiled = self._layout(row)
-        if compiled is None:
+        entry = self._entry(row)
+        if entry is _DECLINED:
             self.declined += 1
             return None
-        layout, weights = compiled
-        if row.is_host:
-            out = self._host_fields(layout, weights, judgment)
-        else:
-            out = self._rubric_fields(layout, judgment, fcp)
+        layout, host = entry
+        out = self._host_fields(layout, judgment) if host else self._rubric_fields(layout, judgment, fcp)
         if out is None:
             self.declined += 1
         else:
@@ -108,33 +110,32 @@ class InProcessScorer:
         # p holds floats and the ints 0 and 1 (JSON): Python's arithmetic on them is core's on doubles.
         p = judgment.p
         d = judgment.d
-        aggregator = self.settings.aggregator
-        q = method_scores(layout, aggregator, p, d)
+        aggregator = self._aggregator
+        q = gear_scores(layout, p) if aggregator == "gear" else hard_scores(layout, p, d) if aggregator == "hard" else p
         score = reward(layout, q)
         flat = score if aggregator == "flat" else reward(layout, p)
-        out = _fields(score, flat, layout.size, 0)
-        known: dict[str, Sequence[float]] = {aggregator: q}
-        if self.settings.metrics:
-            gear = q if aggregator == "gear" else gear_scores(layout, p)
-            hard = q if aggregator == "hard" else hard_scores(layout, p, d)
-            known["gear"] = gear
-            known["hard"] = hard
-            out["gear_reward"] = score if aggregator == "gear" else reward(layout, gear)
-            out["flat_reward"] = flat
-            out["hard_reward"] = score if aggregator == "hard" else reward(layout, hard)
+        if not self._metrics and fcp is None:
+            return _fields(score, flat, layout.size, 0)
+        gear = q if aggregator == "gear" else gear_scores(layout, p)
+        hard = q if aggregator == "hard" else hard_scores(layout, p, d)
         if fcp is not None:
-            fcp.add(layout, p, d, known)
-        return out
+            fcp.add(layout, p, d, {"flat": p, "gear": gear, "hard": hard})
+        if not self._metrics:
+            return _fields(score, flat, layout.size, 0)
+        return _fields(score, flat, layout.size, 0, score if aggregator == "gear" else reward(layout, gear), flat,
+                       score if aggregator == "hard" else reward(layout, hard))
 
-    def _host_fields(self, layout: Layout, weights: tuple[float, ...], judgment: Judgment) -> dict[str, float | int] | None:
+    def _host_fields(self, layout: Layout, judgment: Judgment) -> dict[str, float | int] | None:
         if isinstance(judgment, JudgeScores):
             return None
+        weights = layout.weights
         p: list[float] = []
         met: list[bool] = []
         unread = 0
         outputs = judgment
+        count = len(outputs)
         for index, weight in enumerate(weights):
-            verdict = read_verdict(outputs[index] if index < len(outputs) else None)
+            verdict = read_verdict(outputs[index] if index < count else None)
             if verdict is None:
                 return None
             if verdict is UNREAD:
@@ -143,30 +144,28 @@ class InProcessScorer:
                 verdict = weight < 0
             p.append(1.0 if verdict else 0.0)
             met.append(bool(verdict))
-        aggregator = self.settings.aggregator
-        q = method_scores(layout, aggregator, p, met)
+        aggregator = self._aggregator
+        q = gear_scores(layout, p) if aggregator == "gear" else hard_scores(layout, p, met) if aggregator == "hard" else p
         score = reward(layout, q)
-        out = _fields(score, _ruscarl_reward(weights, met), layout.size, unread)
-        if self.settings.metrics:
-            out["gear_reward"] = score if aggregator == "gear" else reward(layout, gear_scores(layout, p))
-            out["flat_reward"] = score if aggregator == "flat" else reward(layout, p)
-            out["hard_reward"] = score if aggregator == "hard" else reward(layout, hard_scores(layout, p, met))
-        return out
+        native = _ruscarl_reward(weights, met)
+        if not self._metrics:
+            return _fields(score, native, layout.size, unread)
+        return _fields(score, native, layout.size, unread,
+                       score if aggregator == "gear" else reward(layout, gear_scores(layout, p)),
+                       score if aggregator == "flat" else reward(layout, p),
+                       score if aggregator == "hard" else reward(layout, hard_scores(layout, p, met)))
 
 
-def _fields(score: float, native: float, criteria: int, unread: int) -> dict[str, float | int]:
-    """verl's fields, keys in the order of the service path's (verl builds its arrays from the first result)."""
-    return {
-        "score": score,
-        "native_score": native,
-        "num_criteria": criteria,
-        "unread_judgments": unread,
-        "judged": 0,
-        "judge_failed_criteria": 0,
-        "judge_requests": 0,
-        "judge_cache_hits": 0,
-        "judge_latency_ms": 0.0,
-    }
+def _fields(score: float, native: float, criteria: int, unread: int, gear: float | None = None, flat: float | None = None,
+            hard: float | None = None) -> dict[str, float | int]:
+    """verl's fields, keys in the order of the service path's (verl builds its arrays from the first
+    result); the metrics when given."""
+    if gear is None or flat is None or hard is None:
+        return {"score": score, "native_score": native, "num_criteria": criteria, "unread_judgments": unread, "judged": 0,
+                "judge_failed_criteria": 0, "judge_requests": 0, "judge_cache_hits": 0, "judge_latency_ms": 0.0}
+    return {"score": score, "native_score": native, "num_criteria": criteria, "unread_judgments": unread, "judged": 0,
+            "judge_failed_criteria": 0, "judge_requests": 0, "judge_cache_hits": 0, "judge_latency_ms": 0.0,
+            "gear_reward": gear, "flat_reward": flat, "hard_reward": hard}
 
 
 def _ruscarl_reward(weights: Sequence[float], met: Sequence[bool]) -> float:
