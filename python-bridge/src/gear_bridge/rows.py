@@ -72,7 +72,7 @@ class GearRow:
         text = self.source if self.source is not None else stable_json([self.format, self.content])
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
-    @property
+    @functools.cached_property
     def is_host(self) -> bool:
         """Whether the row is a host's (scored from raw judge outputs through ``host.*``)."""
         return self.format in HOSTS

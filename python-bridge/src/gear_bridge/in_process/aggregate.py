@@ -15,7 +15,7 @@ from typing import Sequence
 
 from .layout import Layout
 
-__all__ = ["gear_scores", "hard_scores", "reward", "method_scores"]
+__all__ = ["gear_scores", "hard_scores", "reward"]
 
 
 def gear_scores(layout: Layout, p: Sequence[float]) -> list[float]:
@@ -73,12 +73,3 @@ def reward(layout: Layout, q: Sequence[float]) -> float:
     if layout.clip:
         value = min(1.0, max(0.0, value))
     return value + 0.0  # -0.0 as 0.0, as it reads after JSON
-
-
-def method_scores(layout: Layout, method: str, p: Sequence[float], d: Sequence[bool] | None) -> Sequence[float]:
-    """The effective scores of ``method`` (flat, hard or gear)."""
-    if method == "gear":
-        return gear_scores(layout, p)
-    if method == "hard":
-        return hard_scores(layout, p, d)
-    return p

@@ -10,53 +10,55 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .aggregate import method_scores
 from .layout import Layout
 
 __all__ = ["FcpCounter"]
 
 
 class FcpCounter:
-    """Leakage and preservation of ``aggregators`` (flat, hard, gear) over every relation, threshold 0.5."""
+    """Leakage and preservation of one aggregator's effective scores, over every relation, threshold 0.5.
 
-    def __init__(self, aggregators: Sequence[str]) -> None:
-        self.aggregators = list(aggregators)
+    Args:
+        aggregator: the aggregator (flat, hard or gear) whose scores :meth:`add` is given.
+    """
+
+    def __init__(self, aggregator: str) -> None:
+        self.aggregator = aggregator
         self.responses = 0
         self.considered_edges = 0
         self.leakage_cases = 0
         self.preserved_cases = 0
-        self._leak = [0.0] * len(self.aggregators)
-        self._keep = [0.0] * len(self.aggregators)
+        self._leak = 0.0
+        self._keep = 0.0
 
-    def add(self, layout: Layout, p: Sequence[float], d: Sequence[bool] | None, known: dict[str, Sequence[float]] | None = None) -> None:
-        """Counts one response; ``known`` holds effective scores already computed, by method."""
-        given = known or {}
-        q = [given[m] if m in given else method_scores(layout, m, p, d) for m in self.aggregators]
+    def add(self, layout: Layout, p: Sequence[float], q: Sequence[float]) -> None:
+        """Counts one response: its judge scores and its effective scores under the aggregator."""
         self.responses += 1
         scale = 0.0 if layout.denominator == 0 else 1 / layout.denominator
+        weights = layout.weights
         for child, parents in layout.gates:
+            self.considered_edges += len(parents)
+            p_child = p[child]
+            if p_child < 0.5:
+                continue
             for parent in parents:
-                self.considered_edges += 1
-                p_child = p[child]
-                if p_child < 0.5:
-                    continue
                 if p[parent] < 0.5:
                     self.leakage_cases += 1
-                    w = abs(layout.weights[child]) * scale
-                    for m, qm in enumerate(q):
-                        self._leak[m] = self._leak[m] + w * qm[child]
+                    w = abs(weights[child]) * scale
+                    self._leak = self._leak + w * q[child]
                 else:
                     self.preserved_cases += 1
-                    for m, qm in enumerate(q):
-                        self._keep[m] = self._keep[m] + qm[child] / p_child
+                    self._keep = self._keep + q[child] / p_child
 
     def report(self) -> dict[str, Any]:
         """The report, in the service's shape (``diagnostics.fcp``)."""
-        by = {}
-        for m, name in enumerate(self.aggregators):
-            by[name] = {
-                "leakage": None if self.leakage_cases == 0 else self._leak[m] / self.leakage_cases,
-                "preservation": None if self.preserved_cases == 0 else self._keep[m] / self.preserved_cases,
-            }
-        return {"responses": self.responses, "consideredEdges": self.considered_edges, "leakageCases": self.leakage_cases,
-                "preservedCases": self.preserved_cases, "byAggregator": by}
+        return {
+            "responses": self.responses,
+            "consideredEdges": self.considered_edges,
+            "leakageCases": self.leakage_cases,
+            "preservedCases": self.preserved_cases,
+            "byAggregator": {self.aggregator: {
+                "leakage": None if self.leakage_cases == 0 else self._leak / self.leakage_cases,
+                "preservation": None if self.preserved_cases == 0 else self._keep / self.preserved_cases,
+            }},
+        }

@@ -44,11 +44,9 @@ class Layout(NamedTuple):
     gates: tuple[tuple[int, tuple[int, ...]], ...]
 
 
-def _denominator(weights: tuple[float, ...], options: LocalOptions) -> float:
-    if options.normalize == "positive-sum":
-        total = math.fsum([w if w > 0 else 0.0 for w in weights])
-    else:
-        total = math.fsum(map(abs, weights))
+def _denominator(weights: tuple[float, ...], abs_sum: float, options: LocalOptions) -> float:
+    """core's rewardDenominator (the zero terms core adds change no correctly rounded sum)."""
+    total = math.fsum([w for w in weights if w > 0]) if options.normalize == "positive-sum" else abs_sum
     if total > 0:
         return total
     return 1.0 if options.empty_denominator == "divide-by-one" else 0.0
@@ -68,9 +66,12 @@ def compile_layout(parts: RubricParts, options: LocalOptions) -> Layout | None:
         return None
     if not math.isfinite(abs_sum):
         return None
-    denominator = _denominator(weights, options)
+    denominator = _denominator(weights, abs_sum, options)
     if denominator > 0 and not abs_sum / denominator <= sys.float_info.max / 2:
         return None
+
+    if not parts.edges:
+        return Layout(size, weights, denominator, options.clip, options.multi_parent_rule, (), ())
 
     # projectDag: edges in input order; an unknown id, a self-loop, a pair seen before or an edge
     # closing a cycle with the edges kept so far is dropped. The retention is resolved as core's

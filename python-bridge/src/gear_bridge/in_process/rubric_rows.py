@@ -11,8 +11,7 @@ which scores them or names the bad field. So nothing is scored here that the ser
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, NamedTuple
 
 __all__ = ["RubricParts", "Edge", "read_canonical", "read_official", "read_ruscarl", "MAX_CRITERIA", "MAX_EDGES"]
 
@@ -31,8 +30,7 @@ _CHAT_ROLES = ("system", "user", "assistant")
 Edge = tuple[str, str, str, "float | None"]
 
 
-@dataclass(frozen=True)
-class RubricParts:
+class RubricParts(NamedTuple):
     """A rubric's criteria (ids and weights in input order) and its edges, as the service reads them.
 
     Roles are checked where they are read but not kept: they only decide which edges core reports

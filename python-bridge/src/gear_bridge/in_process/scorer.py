@@ -114,14 +114,14 @@ class InProcessScorer:
         q = gear_scores(layout, p) if aggregator == "gear" else hard_scores(layout, p, d) if aggregator == "hard" else p
         score = reward(layout, q)
         flat = score if aggregator == "flat" else reward(layout, p)
-        if not self._metrics and fcp is None:
+        if fcp is not None:
+            if fcp.aggregator != aggregator:
+                raise ValueError(f"an FCP counter of {fcp.aggregator} given the scores of {aggregator}")
+            fcp.add(layout, p, q)
+        if not self._metrics:
             return _fields(score, flat, layout.size, 0)
         gear = q if aggregator == "gear" else gear_scores(layout, p)
         hard = q if aggregator == "hard" else hard_scores(layout, p, d)
-        if fcp is not None:
-            fcp.add(layout, p, d, {"flat": p, "gear": gear, "hard": hard})
-        if not self._metrics:
-            return _fields(score, flat, layout.size, 0)
         return _fields(score, flat, layout.size, 0, score if aggregator == "gear" else reward(layout, gear), flat,
                        score if aggregator == "hard" else reward(layout, hard))
 

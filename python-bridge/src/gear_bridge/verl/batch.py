@@ -15,8 +15,7 @@ step has no rubric rows) to every result.
 
 from __future__ import annotations
 
-import math
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..exceptions import ConfigError, RowError
 from ..fcp import FcpTally
@@ -40,9 +39,10 @@ def compute_score_batched(
     extra_infos: Sequence[dict[str, Any] | None] | None = None,
     **kwargs: Any,
 ) -> list[dict[str, float | int]]:
-    """Scores every response of a batch with one request per kind (and one ``judge.scoreBatch``).
+    """Scores every response of a batch: in this thread where the in-process scorer can (see
+    :mod:`gear_bridge.in_process`), the rest with one request per kind (and one ``judge.scoreBatch``).
 
-    Blocking: runs on this process's private event-loop thread.
+    Blocking: the requests run on this process's private event-loop thread.
 
     Args:
         data_sources: one per response (VERL passes a numpy array).
@@ -73,10 +73,76 @@ def compute_score_batched(
         if values is None or len(values) != count:
             raise RowError((name,), f"has {0 if values is None else len(values)} entries for {count} solution_strs")
     assert data_sources is not None and ground_truths is not None and extra_infos is not None
-    return shared_loop_thread().run(_score_all(settings, judge, router, data_sources, solution_strs, ground_truths, extra_infos))
+    if judge is None:
+        # Read every row here, and score what the in-process scorer can: a step of judged rows it
+        # reads (the usual case) is done without the event-loop thread or the server.
+        aggregator = _fcp_aggregator(settings)
+        counter = FcpCounter(aggregator) if settings.metrics and settings.in_process and aggregator in IN_PROCESS_METHODS else None
+        results, rest = _given_pass(settings, solution_strs, extra_infos, counter)
+        if not rest:
+            return _finish(results, _step_fields(settings, counter, None))
+        samples: dict[int, Sample] = rest
+    else:
+        samples = {}
+        results = [None] * count
+        counter = None
+    return shared_loop_thread().run(_score_rest(settings, judge, router, data_sources, solution_strs, ground_truths, extra_infos,
+                                                results, samples, counter))
 
 
-async def _score_all(
+def _given_pass(
+    settings: Settings, solution_strs: Sequence[str], extra_infos: Sequence[dict[str, Any] | None], counter: FcpCounter | None
+) -> tuple[list[dict[str, float | int] | None], dict[int, Sample]]:
+    """Every response's row and judgments read (RowError at the first bad one); the ones the
+    in-process scorer takes are scored, the others returned as samples for the server, by index."""
+    results: list[dict[str, float | int] | None] = [None] * len(solution_strs)
+    rest: dict[int, Sample] = {}
+    guard = shared_row_guard()
+    scorer = in_process_scorer(settings) if settings.in_process else None
+    key = settings.judgments_key
+    for index, (extra_info, response) in enumerate(zip(extra_infos, solution_strs)):
+        if not isinstance(response, str):
+            raise RowError(("solution_strs", index), f"must be the decoded response text, got {type(response).__name__}")
+        path = ("extra_infos", index)
+        row = parse_row(extra_info, path)
+        assert extra_info is not None
+        judgment = row_judgments(extra_info, row, settings, path)
+        if judgment is not None:
+            guard.check(extra_info, response, path, key)
+            if scorer is not None:
+                fcp_case = counter is not None and not row.is_host and isinstance(judgment, JudgeScores)
+                made = scorer.fields(row, judgment, counter if fcp_case else None)
+                if made is not None:
+                    results[index] = made
+                    continue
+        rest[index] = Sample(row, response, judgment, path, (*path, key))
+    return results, rest
+
+
+def _step_fields(settings: Settings, counter: FcpCounter | None, tally: FcpTally | None) -> dict[str, float]:
+    """The step's figure: ``fcp_leakage`` of the responses counted here and in the server's reports."""
+    if not settings.metrics:
+        return {}
+    aggregator = _fcp_aggregator(settings)
+    combined = tally if tally is not None else FcpTally([aggregator])
+    if counter is not None and counter.responses:
+        combined.add(counter.report())
+    return {"fcp_leakage": combined.leakage(aggregator)}
+
+
+def _finish(results: Sequence[Any], step: Mapping[str, float]) -> list[dict[str, float | int]]:
+    done: list[dict[str, float | int]] = []
+    for result in results:
+        if isinstance(result, Exception):
+            raise result
+        assert result is not None
+        if step:
+            result.update(step)  # each result is this call's own dict
+        done.append(result)
+    return done
+
+
+async def _score_rest(
     settings: Settings,
     judge: Any,
     router: RouterInfo,
@@ -84,61 +150,52 @@ async def _score_all(
     solution_strs: Sequence[str],
     ground_truths: Sequence[Any],
     extra_infos: Sequence[dict[str, Any] | None],
+    results: list[Any],
+    samples: dict[int, Sample],
+    counter: FcpCounter | None,
 ) -> list[dict[str, float | int]]:
-    samples: list[Sample] = []
-    guard = shared_row_guard()
-    for index, (extra_info, response) in enumerate(zip(extra_infos, solution_strs)):
-        if not isinstance(response, str):
-            raise RowError(("solution_strs", index), f"must be the decoded response text, got {type(response).__name__}")
-        path = ("extra_infos", index)
-        row = parse_row(extra_info, path)
-        assert extra_info is not None
-        if judge is not None:
-            call = JudgeCall(row, response, extra_info, data_sources[index], ground_truths[index], path)
-            samples.append(Sample(row, response, await judge.judge(call), path, ("judgments", index)))
-            continue
-        judgment = row_judgments(extra_info, row, settings, path)
-        if judgment is not None:
-            guard.check(extra_info, response, path, settings.judgments_key)
-        samples.append(Sample(row, response, judgment, path, (*path, settings.judgments_key)))
-    # Judged responses the in-process scorer can score are scored here (with their share of the
-    # step's FCP figure); the rest go to the server, which is started only if something does.
+    """The responses the in-process pass left (``samples``), or every response with a Python judge:
+    judged (by it, or by the server's judge) and scored by the server."""
     aggregator = _fcp_aggregator(settings)
-    counter = FcpCounter([aggregator]) if settings.metrics and aggregator in IN_PROCESS_METHODS else None
-    local: list[dict[str, float | int] | None] = [None] * len(samples)
-    if settings.in_process:
-        scorer = in_process_scorer(settings)
-        for index, sample in enumerate(samples):
-            local[index] = scorer.fields(sample.row, sample.judgment, counter if _fcp_case(sample) else None)
-    rest = [index for index, made in enumerate(local) if made is None]
+    if judge is not None:
+        for index, (extra_info, response) in enumerate(zip(extra_infos, solution_strs)):
+            if not isinstance(response, str):
+                raise RowError(("solution_strs", index), f"must be the decoded response text, got {type(response).__name__}")
+            path = ("extra_infos", index)
+            row = parse_row(extra_info, path)
+            assert extra_info is not None
+            call = JudgeCall(row, response, extra_info, data_sources[index], ground_truths[index], path)
+            samples[index] = Sample(row, response, await judge.judge(call), path, ("judgments", index))
+        if settings.in_process and aggregator in IN_PROCESS_METHODS:
+            counter = FcpCounter(aggregator) if settings.metrics else None
+            scorer = in_process_scorer(settings)
+            for index in list(samples):
+                sample = samples[index]
+                made = scorer.fields(sample.row, sample.judgment, counter if counter is not None and _fcp_case(sample) else None)
+                if made is not None:
+                    results[index] = made
+                    del samples[index]
     tally = FcpTally([aggregator])
-    if counter is not None and counter.responses:
-        tally.add(counter.report())
-    outcomes: list[dict[str, float | int] | RowError | ConfigError | None] = list(local)
     rewarder: Rewarder | None = None
-    if rest:
+    if samples:
         rewarder = await shared_rewarder(settings, call_endpoints(settings, router.address, router.model))
-        sent = await rewarder.score_each([samples[i] for i in rest], fcp=tally if settings.metrics else None)
-        for index, outcome in zip(rest, sent):
-            outcomes[index] = outcome
+        order = list(samples)
+        sent = await rewarder.score_each([samples[i] for i in order], fcp=tally if settings.metrics else None)
+        for index, outcome in zip(order, sent):
+            results[index] = outcome
     step: dict[str, float] = {}
     if settings.metrics:
-        scored = sum(1 for s, o in zip(samples, outcomes) if _fcp_case(s) and isinstance(o, dict))
-        if tally.responses == scored and (tally.reports or scored == 0):
-            step = {"fcp_leakage": tally.leakage(aggregator)}  # from the scoring itself (here, or its requests)
-        else:
+        # The server's scoring requests report the FCP cases they scored, the in-process counter
+        # the others: together, every scored response once.
+        sent_cases = [sample for index, sample in samples.items() if _fcp_case(sample) and isinstance(results[index], dict)]
+        if tally.responses != len(sent_cases):
             # Scored another way (an older server, or responses with and without decisions): after
             # the scoring, whose request registered the step's new rubrics, FCP names them by id.
-            if rewarder is None:
-                rewarder = await shared_rewarder(settings, call_endpoints(settings, router.address, router.model))
-            step = {"fcp_leakage": await _fcp_leakage(rewarder, samples)}
-    results: list[dict[str, float | int]] = []
-    for result in outcomes:
-        if isinstance(result, Exception):
-            raise result
-        assert result is not None
-        results.append({**result, **step})
-    return results
+            assert rewarder is not None
+            tally = FcpTally([aggregator])
+            tally.add(await _fcp_report(rewarder, sent_cases))
+        step = _step_fields(settings, counter, tally)
+    return _finish(results, step)
 
 
 def _fcp_aggregator(settings: Settings) -> str:
@@ -152,14 +209,14 @@ def _fcp_case(sample: Sample) -> bool:
     return not sample.row.is_host and isinstance(sample.judgment, JudgeScores)
 
 
-async def _fcp_leakage(rewarder: Rewarder, samples: Sequence[Sample]) -> float:
-    """L_FCP of the step's rubric rows under the configured aggregator (``diagnostics.fcp``)."""
+async def _fcp_report(rewarder: Rewarder, samples: Sequence[Sample]) -> Any:
+    """The ``diagnostics.fcp`` report of these rubric rows under the configured aggregator (None
+    without any)."""
     items = []
     aggregator = _fcp_aggregator(rewarder.settings)
-    scored = [s for s in samples if _fcp_case(s)]
     # Known from the scoring request (none is sent); a rubric evicted since is registered again.
-    registrations = await rewarder.scorer.registry.resolve_many([s.row for s in scored])
-    for sample, registration in zip(scored, registrations):
+    registrations = await rewarder.scorer.registry.resolve_many([s.row for s in samples])
+    for sample, registration in zip(samples, registrations):
         judgment = sample.judgment
         if not isinstance(registration, Registration) or not isinstance(judgment, JudgeScores):
             continue  # a rubric the server rejected: score_each reports it at its row
@@ -168,14 +225,5 @@ async def _fcp_leakage(rewarder: Rewarder, samples: Sequence[Sample]) -> float:
             scores["d"] = list(judgment.d)
         items.append({"rubricId": registration.rubric_id, "scores": scores})
     if not items:
-        return math.nan
-    report = await rewarder.client.fcp(items, aggregators=[aggregator], options=rewarder.settings.options)
-    return _leakage_of(report, aggregator)
-
-
-def _leakage_of(report: Any, aggregator: str) -> float:
-    """``byAggregator[aggregator].leakage`` of a ``diagnostics.fcp`` report (NaN without leakage cases)."""
-    by = report.get("byAggregator") if isinstance(report, dict) else None
-    entry = by.get(aggregator) if isinstance(by, dict) else None
-    value = entry.get("leakage") if isinstance(entry, dict) else None
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
+        return None
+    return await rewarder.client.fcp(items, aggregators=[aggregator], options=rewarder.settings.options)

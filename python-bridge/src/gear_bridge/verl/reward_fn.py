@@ -131,11 +131,8 @@ def compute_score_sync(
         RuntimeError: called from a running event loop (await ``compute_score`` there).
         RowError, ConfigError, BridgeConnectionError: as ``compute_score``.
     """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:
+    # asyncio's own C check (get_running_loop raises where none runs: an exception per response).
+    if asyncio._get_running_loop() is not None:
         raise RuntimeError("compute_score_sync blocks; in a running event loop, await compute_score instead")
 
     settings, judge, router = settings_from_kwargs(kwargs)

@@ -15,7 +15,7 @@ import threading
 from typing import Any, Mapping
 
 from ..exceptions import PathPart, RowError, format_path
-from ..rows import GearRow, Judgment, parse_judgment
+from ..rows import GearRow, Judgment, parse_judge_outputs, parse_scores
 from ..settings import Settings
 
 __all__ = ["row_judgments", "SharedRowGuard", "shared_row_guard"]
@@ -38,7 +38,9 @@ def row_judgments(extra_info: Mapping[str, Any], row: GearRow, settings: Setting
             wanted = "the judge's raw outputs, one string per judge request" if row.is_host else 'judge scores {"p": [...], "d": [...]}'
             raise RowError((*path, key), f'missing: {wanted} for this response (judgments="precomputed")')
         return None
-    return parse_judgment(extra_info[key], row, (*path, key))
+    # parse_judgment, dispatched here: verl reads one judgment per response.
+    value = extra_info[key]
+    return parse_judge_outputs(value, (*path, key)) if row.is_host else parse_scores(value, (*path, key))
 
 
 class SharedRowGuard:
