@@ -11,11 +11,11 @@ flat baseline.)
 Where bench/python/verl_step.py runs verl's 8 chunks one after the other in one process, this runs
 them as training does: `RewardLoopManager.compute_rm_score` on a local Ray cluster, its 8
 `RewardLoopWorker` actors (verl's default `reward.num_workers`) scoring their chunks at once in 8
-processes, and every gear worker attached to one machine server (no server address in the config),
-or, in the last configuration, each worker with a server of its own (``shared_server=false``). So
-the server's work for the whole step is in the measured time, and so are Ray's transfers of the
-chunks (the same for every configuration). Steps as in verl_step.py: 896 responses (112 prompts
-x 8), every prompt's row new, judgments precomputed.
+processes. gear's workers score the judged rows in-process (the default); the last configuration
+sends them to the one machine server every worker attaches to (``in_process=false``, the path rows
+the in-process scorer declines take), so the server's work for the whole step is in its time. Ray's
+transfers of the chunks are the same for every configuration. Steps as in verl_step.py: 896
+responses (112 prompts x 8), every prompt's row new, judgments precomputed.
 
 verl names its reward-loop actors, so one RewardLoopManager runs at a time: each configuration gets
 its own manager for STEPS steps after WARM_UP steps, and the configurations take turns for ROUNDS rounds
@@ -88,7 +88,7 @@ def main() -> int:
         manager = ["reward.reward_manager.source=importlib", "reward.reward_manager.name=GearRewardManager",
                    "reward.reward_manager.module.path=pkg://gear_bridge.verl.reward_manager", *(f"+reward.reward_kwargs.{s}" for s in machine)]
         configs = {"flat Python": flat, "reward function (naive manager)": gear_fn, "GearRewardManager": manager,
-                   "GearRewardManager, a server per worker": [*manager, "+reward.reward_kwargs.shared_server=false"]}
+                   "GearRewardManager, server path (in_process=false)": [*manager, "+reward.reward_kwargs.in_process=false"]}
         wanted = sys.argv[1:]
         if wanted:  # only the configurations named (by their name, or a part of it), and the flat baseline
             def named(k: str) -> bool:

@@ -77,7 +77,9 @@ def compile_layout(parts: RubricParts, options: LocalOptions) -> Layout | None:
     # closing a cycle with the edges kept so far is dropped. The retention is resolved as core's
     # effectiveRetention: 1 under gamma 0, else the edge's own, the shared one or the relation's
     # (raised to gamma 1: base ** 1 is base, in V8 and in C alike).
-    children: dict[int, list[int]] = {}
+    # Reachability as bitmasks (bit j of reach[i]: j is i or below it), kept for the criteria the
+    # kept edges touch: an edge closes a cycle when its parent is below its child.
+    reach: dict[int, int] = {}
     by_child: dict[int, list[tuple[int, float]]] = {}
     seen_pairs: set[int] = set()
     dropped = False
@@ -91,11 +93,17 @@ def compile_layout(parts: RubricParts, options: LocalOptions) -> Layout | None:
             dropped = True
             continue
         pair = parent * size + child
-        if pair in seen_pairs or (child in children and _reaches(children, child, parent)):
+        below_child = reach.get(child, 1 << child)
+        if pair in seen_pairs or below_child >> parent & 1:
             dropped = True
             continue
         seen_pairs.add(pair)
-        children.setdefault(parent, []).append(child)
+        reach.setdefault(parent, 1 << parent)
+        reach[child] = below_child
+        parent_bit = 1 << parent
+        for node, below in reach.items():
+            if below & parent_bit:
+                reach[node] = below | below_child
         if gamma_zero:
             retention = 1.0
         elif override is not None:
@@ -106,30 +114,9 @@ def compile_layout(parts: RubricParts, options: LocalOptions) -> Layout | None:
     if dropped and options.on_invalid_edge == "reject":
         return None
 
-    # A topological order of the criteria with parents (Kahn's algorithm from the roots).
-    waiting = {child: len(edges) for child, edges in by_child.items()}
-    ready = [node for node in children if node not in waiting]
-    order: list[int] = []
-    while ready:
-        for child in children.get(ready.pop(), ()):
-            waiting[child] -= 1
-            if not waiting[child]:
-                order.append(child)
-                ready.append(child)
-    steps = tuple((child, tuple(by_child[child])) for child in order)
-    gates = tuple((child, tuple(parent for parent, _ in by_child[child])) for child in sorted(by_child))
+    # A topological order of the criteria with parents: a criterion has more below it than any
+    # criterion below it, so more first puts every parent before its children.
+    order = sorted(by_child, key=lambda node: -reach[node].bit_count())
+    steps = tuple([(child, tuple(by_child[child])) for child in order])
+    gates = tuple([(child, tuple([parent for parent, _ in by_child[child]])) for child in sorted(by_child)])
     return Layout(size, weights, denominator, options.clip, options.multi_parent_rule, steps, gates)
-
-
-def _reaches(children: dict[int, list[int]], start: int, target: int) -> bool:
-    """Whether ``target`` is reachable from ``start`` along the kept edges."""
-    stack = [start]
-    visited = {start}
-    while stack:
-        for node in children.get(stack.pop(), ()):
-            if node == target:
-                return True
-            if node not in visited:
-                visited.add(node)
-                stack.append(node)
-    return False
