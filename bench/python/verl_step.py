@@ -12,8 +12,9 @@ every response, whatever the reward needs). As in training, every prompt of ever
 (its step and prompt number appended to one text field), so no step reuses a rubric registration
 or a row another prompt or step already sent; the 8 rollouts of a prompt share its row by reference. Each path is driven by verl's own code: RewardLoopWorker.compute_score_batch (one
 worker, the step in the 8 chunks of 112 that verl's 8 workers get, one after the other) with the
-reward-loop naive manager + a custom function, or with GearRewardManager; the legacy batch manager
-(verl.workers.reward_manager.batch) for compute_score_batched. The baseline is what a user writes
+reward-loop naive manager + a custom function, or with GearRewardManager; gear scores the judged
+rows in the worker (in-process, the default), and each path once more through the server
+(in_process=false: the path of rows the in-process scorer declines). The baseline is what a user writes
 without gear: a flat weighted score in Python, per call. Median of REPEATS steps (each a different step, every configuration running each step in turn),
 after a warm-up step; gear/flat is the median (and quartiles) of each step's own ratio.
 """
@@ -181,9 +182,11 @@ def main() -> int:
         noop_fn = ["reward.custom_reward_function.path=pkg://__main__", "reward.custom_reward_function.name=noop_compute_score"]
         configs: List[tuple[str, str, List[str]]] = [("verl alone (a function returning 0)", "-", noop_fn), ("flat Python", "-", flat_fn)]
         for path, lines in (("reward function (naive manager)", gear_fn), ("GearRewardManager", manager)):
+            kwargs = "+reward.custom_reward_function.reward_kwargs" if lines is gear_fn else "+reward.reward_kwargs"
             for metrics in (True, False):
-                extra = ("+reward.custom_reward_function.reward_kwargs" if lines is gear_fn else "+reward.reward_kwargs") + f".metrics={metrics}"
-                configs.append((path, "on" if metrics else "off", [*lines, extra]))
+                configs.append((path, "on" if metrics else "off", [*lines, f"{kwargs}.metrics={metrics}"]))
+            # The path of rows the in-process scorer declines (and of gear before it): the server.
+            configs.append((f"{path}, server path (in_process=false)", "on", [*lines, f"{kwargs}.metrics=True", f"{kwargs}.in_process=false"]))
         for name, data in steps.items():
             workers = [worker_for(tok, lines) for _, _, lines in configs]
             for worker in workers:
