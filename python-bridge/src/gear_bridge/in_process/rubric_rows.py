@@ -176,11 +176,10 @@ def _official(points: list[float], declared_ids: list[Any] | None, tags: list[An
     return RubricParts(tuple(ids), tuple(points), tuple(edges))
 
 
-def read_official(reward_model: Any) -> RubricParts | None:
-    """OfficialRewardModelSchema and readOfficialRewardModel (loose objects; ids r1..rK by default)."""
-    if type(reward_model) is not dict:
-        return None
-    rubrics = reward_model.get("rubrics")
+def _points(rubrics: Any) -> list[float] | None:
+    """The points of rubric items (at least one), each with a string criterion and a number of
+    points. RuscaRL's reader takes numbers only; the official one also numeric strings, which are
+    left to the service here (None)."""
     if type(rubrics) is not list or not rubrics:
         return None
     points: list[float] = []
@@ -189,8 +188,19 @@ def read_official(reward_model: Any) -> RubricParts | None:
             return None
         value = _finite_number(item.get("points"))
         if value is None:
-            return None  # a numeric string is the service's to read
+            return None
         points.append(value)
+    return points
+
+
+def read_official(reward_model: Any) -> RubricParts | None:
+    """OfficialRewardModelSchema and readOfficialRewardModel (loose objects; ids r1..rK by default)."""
+    if type(reward_model) is not dict:
+        return None
+    rubrics: Any = reward_model.get("rubrics")
+    points = _points(rubrics)  # also checks that rubrics is a list of objects
+    if points is None:
+        return None
     return _official(points, [item.get("id") for item in rubrics], [item.get("tags") for item in rubrics], reward_model.get("graph"))
 
 
@@ -207,16 +217,7 @@ def read_ruscarl(row: Any) -> RubricParts | None:
     reward_model = row.get("reward_model")
     if type(reward_model) is not dict:
         return None
-    rubrics = reward_model.get("rubrics")
-    if type(rubrics) is not list or not rubrics:
+    points = _points(reward_model.get("rubrics"))
+    if points is None:
         return None
-    points: list[float] = []
-    for item in rubrics:
-        # RuscaRL's points are numbers (no numeric strings, unlike the official reader).
-        if type(item) is not dict or type(item.get("criterion")) is not str:
-            return None
-        value = _finite_number(item.get("points"))
-        if value is None:
-            return None
-        points.append(value)
     return _official(points, None, None, reward_model.get("graph"))

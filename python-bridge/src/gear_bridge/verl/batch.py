@@ -22,7 +22,7 @@ from ..fcp import FcpTally
 from ..in_process import IN_PROCESS_METHODS, FcpCounter, in_process_scorer
 from ..judge import JudgeCall
 from ..rubrics import Registration
-from ..rows import JudgeScores, parse_row
+from ..rows import GearRow, JudgeScores, parse_row
 from ..settings import Settings
 from ..sync.loop_thread import shared_loop_thread
 from .rewarder import REWARD_KEYS, Rewarder, Sample, call_endpoints
@@ -90,6 +90,14 @@ def compute_score_batched(
                                                 results, samples, counter))
 
 
+def _read_row(index: int, extra_info: Any, response: Any) -> tuple[tuple[str, int], GearRow]:
+    """Response ``index``'s path (for errors) and parsed row; RowError naming the field."""
+    if not isinstance(response, str):
+        raise RowError(("solution_strs", index), f"must be the decoded response text, got {type(response).__name__}")
+    path = ("extra_infos", index)
+    return path, parse_row(extra_info, path)
+
+
 def _given_pass(
     settings: Settings, solution_strs: Sequence[str], extra_infos: Sequence[dict[str, Any] | None], counter: FcpCounter | None
 ) -> tuple[list[dict[str, float | int] | None], dict[int, Sample]]:
@@ -101,10 +109,7 @@ def _given_pass(
     scorer = in_process_scorer(settings) if settings.in_process else None
     key = settings.judgments_key
     for index, (extra_info, response) in enumerate(zip(extra_infos, solution_strs)):
-        if not isinstance(response, str):
-            raise RowError(("solution_strs", index), f"must be the decoded response text, got {type(response).__name__}")
-        path = ("extra_infos", index)
-        row = parse_row(extra_info, path)
+        path, row = _read_row(index, extra_info, response)
         assert extra_info is not None
         judgment = row_judgments(extra_info, row, settings, path)
         if judgment is not None:
@@ -159,10 +164,7 @@ async def _score_rest(
     aggregator = _fcp_aggregator(settings)
     if judge is not None:
         for index, (extra_info, response) in enumerate(zip(extra_infos, solution_strs)):
-            if not isinstance(response, str):
-                raise RowError(("solution_strs", index), f"must be the decoded response text, got {type(response).__name__}")
-            path = ("extra_infos", index)
-            row = parse_row(extra_info, path)
+            path, row = _read_row(index, extra_info, response)
             assert extra_info is not None
             call = JudgeCall(row, response, extra_info, data_sources[index], ground_truths[index], path)
             samples[index] = Sample(row, response, await judge.judge(call), path, ("judgments", index))
