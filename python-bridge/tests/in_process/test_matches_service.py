@@ -161,11 +161,29 @@ grader_outputs = rarely(st.one_of(
     ]), 8)
 
 
-def scores_for(draw: Any, count: int) -> Dict[str, Any]:
+#: What a judge-score entry or decision may wrongly be: the bridge refuses each, naming it.
+bad_probabilities = st.sampled_from([1.5, -0.1, float("nan"), float("inf"), True, "0.5", None, [0.5]])
+bad_decisions = st.sampled_from([1, 0.0, "true", None])
+
+
+def scores_for(draw: Any, count: int) -> Any:
     p = [draw(probabilities) for _ in range(count)]
     scores: Dict[str, Any] = {"p": p}
     if draw(st.booleans()):
         scores["d"] = [draw(st.booleans()) for _ in range(count)]
+    flaw = draw(rarely(st.just("none"), st.sampled_from(["p", "d", "d length", "d null", "extra", "text"]), 6))
+    if flaw == "p" and p:
+        p[draw(st.integers(0, len(p) - 1))] = draw(bad_probabilities)
+    elif flaw == "d" and scores.get("d"):
+        scores["d"][draw(st.integers(0, len(p) - 1))] = draw(bad_decisions)
+    elif flaw == "d length":
+        scores["d"] = [True] * (count + 1)
+    elif flaw == "d null":
+        scores["d"] = None
+    elif flaw == "extra":
+        scores["q"] = []
+    elif flaw == "text":
+        return json.dumps(scores)  # well-formed, as JSON text: read by the general path
     return scores
 
 
@@ -182,13 +200,18 @@ def cases(draw: Any) -> Dict[str, Any]:
         judgments: Any = scores_for(draw, count + (1 if draw(st.integers(0, 39)) == 19 else 0))
     else:
         judgments = [draw(grader_outputs) for _ in range(count + draw(rarely(st.just(0), st.sampled_from([-1, 1]), 6)))]
+        flaw = draw(rarely(st.just("none"), st.sampled_from(["item", "text"]), 8))
+        if flaw == "item" and judgments:
+            judgments[draw(st.integers(0, len(judgments) - 1))] = draw(st.sampled_from([None, 1, {"criteria_met": True}]))
+        elif flaw == "text":
+            judgments = json.dumps(judgments)  # well-formed, as JSON text
     chosen = draw(options) if draw(st.integers(0, 3)) == 1 else {}
     return {"spec": spec, "judgments": judgments, "options": chosen or None,
             "aggregator": draw(rarely(st.sampled_from(["gear", "gear", "flat", "hard"]), st.sampled_from(["auto", "gear-exact"]))),
             "metrics": draw(st.booleans())}
 
 
-tally = {"in_process": 0, "declined": 0}
+tally = {"in_process": 0, "declined": 0, "one_step": 0}
 
 
 @settings(max_examples=int(__import__("os").environ.get("GEAR_TEST_EXAMPLES", "600")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -196,13 +219,22 @@ tally = {"in_process": 0, "declined": 0}
 def test_in_process_answers_only_what_the_service_answers_the_same(server: EmbeddedServer, case: Dict[str, Any]) -> None:
     kwargs = {"aggregator": case["aggregator"], "options": case["options"], "metrics": case["metrics"]}
     extra_info = {"gear": json.dumps(case["spec"])}
+    # The reward function's one-step path, from the row's text and the raw judgments (first call
+    # compiles the row, the second finds it).
+    text_scorer = InProcessScorer(load_settings(**kwargs))
+    direct = text_scorer.fields_of_text_row(extra_info["gear"], case["judgments"])
     try:
         row = parse_row(extra_info)
         judgment = parse_judgment(case["judgments"], row, ("extra_info", "gear_judgments"))
     except RowError:
+        assert direct is None, case  # what the bridge refuses is never scored on the one-step path
         return  # refused by the bridge before either scorer sees it
     sample = Sample(row, "", judgment)
     local = InProcessScorer(load_settings(**kwargs)).fields(row, judgment)
+    assert text_scorer.fields_of_text_row(extra_info["gear"], case["judgments"]) == direct, case
+    if direct is not None:
+        tally["one_step"] += 1
+        assert local is not None and list(direct) == list(local) and direct == local, case
     service = served(server.url, sample, **kwargs)
     if local is None:
         tally["declined"] += 1
@@ -215,6 +247,7 @@ def test_in_process_answers_only_what_the_service_answers_the_same(server: Embed
 def test_most_examples_were_answered_in_process() -> None:
     """The property above held on answers, not only on declines (runs after it, in file order)."""
     total = tally["in_process"] + tally["declined"]
+    assert tally["one_step"] >= tally["in_process"] / 4, tally  # the raw-judgment path was exercised
     if total == 0:
         pytest.skip("run with the property test")
     print(tally)

@@ -86,37 +86,45 @@ def compile_layout(parts: RubricParts, options: LocalOptions) -> Layout | None:
     gamma_zero = options.gamma == 0
     shared = options.shared_retention
     retention_of = options.retention
+    get_index = index_by_id.get
     for parent_id, child_id, relation, override in parts.edges:
-        parent = index_by_id.get(parent_id)
-        child = index_by_id.get(child_id)
+        parent = get_index(parent_id)
+        child = get_index(child_id)
         if parent is None or child is None or parent == child:
             dropped = True
             continue
         pair = parent * size + child
-        below_child = reach.get(child, 1 << child)
-        if pair in seen_pairs or below_child >> parent & 1:
+        below_child = reach.get(child)
+        if below_child is None:
+            below_child = reach[child] = 1 << child
+        elif pair in seen_pairs or below_child >> parent & 1:
             dropped = True
             continue
         seen_pairs.add(pair)
-        reach.setdefault(parent, 1 << parent)
-        reach[child] = below_child
         parent_bit = 1 << parent
-        for node, below in reach.items():
-            if below & parent_bit:
-                reach[node] = below | below_child
+        if parent not in reach:
+            reach[parent] = parent_bit | below_child  # nothing above it yet
+        else:
+            for node, below in reach.items():
+                if below & parent_bit:
+                    reach[node] = below | below_child
         if gamma_zero:
             retention = 1.0
         elif override is not None:
             retention = override
         else:
             retention = shared if shared is not None else retention_of[relation]
-        by_child.setdefault(child, []).append((parent, retention))
+        parents = by_child.get(child)
+        if parents is None:
+            by_child[child] = [(parent, retention)]
+        else:
+            parents.append((parent, retention))
     if dropped and options.on_invalid_edge == "reject":
         return None
 
     # A topological order of the criteria with parents: a criterion has more below it than any
     # criterion below it, so more first puts every parent before its children.
-    order = sorted(by_child, key=lambda node: -reach[node].bit_count())
-    steps = tuple([(child, tuple(by_child[child])) for child in order])
+    ranked = sorted([(-reach[child].bit_count(), child) for child in by_child])
+    steps = tuple([(child, tuple(by_child[child])) for _, child in ranked])
     gates = tuple([(child, tuple([parent for parent, _ in by_child[child]])) for child in sorted(by_child)])
     return Layout(size, weights, denominator, options.clip, options.multi_parent_rule, steps, gates)

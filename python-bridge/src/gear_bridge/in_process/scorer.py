@@ -10,10 +10,12 @@ grader_output.py): the response then goes to the service, which scores it or nam
 
 from __future__ import annotations
 
+import math
 import threading
 from typing import Any, Sequence
 
-from ..rows import GearRow, JudgeScores, Judgment
+from ..exceptions import RowError
+from ..rows import GearRow, JudgeScores, Judgment, parse_gear_spec
 from ..settings import Settings
 from .aggregate import gear_scores, hard_scores, reward
 from .fcp import FcpCounter
@@ -31,6 +33,9 @@ _GRADER_HOSTS = ("ruscarl", "merf")
 _READERS = {"canonical": read_canonical, "official-gear": read_official}
 _MAX_LAYOUTS = 8192
 _DECLINED = object()
+_PLAIN_NUMBERS = frozenset((float, int))
+_BOOLEANS = frozenset((bool,))
+_STRINGS = frozenset((str,))
 
 
 class InProcessScorer:
@@ -97,37 +102,86 @@ class InProcessScorer:
             self.declined += 1
             return None
         layout, host = entry
-        out = self._host_fields(layout, judgment) if host else self._rubric_fields(layout, judgment, fcp)
+        if host:
+            out = None if isinstance(judgment, JudgeScores) else self._host_fields(layout, judgment)
+        else:
+            out = self._rubric_fields(layout, judgment.p, judgment.d, fcp) if isinstance(judgment, JudgeScores) else None
         if out is None:
             self.declined += 1
         else:
             self.scored += 1
         return out
 
-    def _rubric_fields(self, layout: Layout, judgment: Judgment, fcp: FcpCounter | None) -> dict[str, float | int] | None:
-        if not isinstance(judgment, JudgeScores) or len(judgment.p) != layout.size:
+    def fields_of_text_row(self, spec: str, judgments: Any) -> dict[str, float | int] | None:
+        """:meth:`fields` for a row that came as the JSON text ``spec`` and was scored here before,
+        from the raw judgments as verl's row holds them, when they are in their usual form (judge
+        scores as a dict of plain numbers in [0, 1] and booleans, grader outputs as a list of
+        strings): the call verl makes 8 times a prompt, in one step, without reading them into a
+        :class:`Judgment`. None otherwise: the caller then reads them (naming what is malformed)
+        and calls :meth:`fields`.
+        """
+        entry = self._layouts.get(spec)  # rows that came as text are known by it (see _entry)
+        if entry is None:
+            if self._options is None:
+                return None
+            try:
+                entry = self._entry(parse_gear_spec(spec))
+            except RowError:
+                return None  # the caller's reading names the field
+        if entry is _DECLINED:
+            return None
+        layout, host = entry
+        if host:
+            out = self._host_fields(layout, judgments) if type(judgments) is list and _STRINGS.issuperset(map(type, judgments)) else None
+        elif type(judgments) is dict:
+            p = judgments.get("p")
+            d = judgments.get("d")
+            # parse_scores's checks of the common case, in C.
+            if (type(p) is list and len(p) == layout.size and p and len(judgments) == (1 if d is None and "d" not in judgments else 2)
+                    and _PLAIN_NUMBERS.issuperset(map(type, p)) and min(p) >= 0 and max(p) <= 1 and not math.isnan(math.fsum(p))
+                    and (d is None or type(d) is list and len(d) == len(p) and _BOOLEANS.issuperset(map(type, d)))):
+                out = self._rubric_fields(layout, p, d, None)
+            else:
+                out = None
+        else:
+            out = None
+        if out is not None:
+            self.scored += 1
+        return out
+
+    def _rubric_fields(self, layout: Layout, p: Sequence[float], d: Sequence[bool] | None, fcp: FcpCounter | None) -> dict[str, float | int] | None:
+        if len(p) != layout.size:
             return None  # the service names the miscount
         # p holds floats and the ints 0 and 1 (JSON): Python's arithmetic on them is core's on doubles.
-        p = judgment.p
-        d = judgment.d
+        # Effective scores equal to p (every gate open, every parent fully met: the usual case when
+        # judges answer 0 or 1) have p's reward: the same terms, the same correctly rounded sum.
         aggregator = self._aggregator
-        q = gear_scores(layout, p) if aggregator == "gear" else hard_scores(layout, p, d) if aggregator == "hard" else p
-        score = reward(layout, q)
-        flat = score if aggregator == "flat" else reward(layout, p)
+        flat = reward(layout, p)
+        if aggregator == "flat":
+            q = p
+            score = flat
+        else:
+            q = gear_scores(layout, p) if aggregator == "gear" else hard_scores(layout, p, d)
+            score = flat if q == p else reward(layout, q)
         if fcp is not None:
             if fcp.aggregator != aggregator:
                 raise ValueError(f"an FCP counter of {fcp.aggregator} given the scores of {aggregator}")
             fcp.add(layout, p, q)
         if not self._metrics:
             return _fields(score, flat, layout.size, 0)
-        gear = q if aggregator == "gear" else gear_scores(layout, p)
-        hard = q if aggregator == "hard" else hard_scores(layout, p, d)
-        return _fields(score, flat, layout.size, 0, score if aggregator == "gear" else reward(layout, gear), flat,
-                       score if aggregator == "hard" else reward(layout, hard))
+        if aggregator == "gear":
+            gear = score
+        else:
+            gear_q = gear_scores(layout, p)
+            gear = flat if gear_q == p else reward(layout, gear_q)
+        if aggregator == "hard":
+            hard = score
+        else:
+            hard_q = hard_scores(layout, p, d)
+            hard = flat if hard_q == p else reward(layout, hard_q)
+        return _fields(score, flat, layout.size, 0, gear, flat, hard)
 
-    def _host_fields(self, layout: Layout, judgment: Judgment) -> dict[str, float | int] | None:
-        if isinstance(judgment, JudgeScores):
-            return None
+    def _host_fields(self, layout: Layout, judgment: Sequence[str]) -> dict[str, float | int] | None:
         weights = layout.weights
         p: list[float] = []
         met: list[bool] = []
@@ -144,16 +198,22 @@ class InProcessScorer:
                 verdict = weight < 0
             p.append(1.0 if verdict else 0.0)
             met.append(bool(verdict))
-        aggregator = self._aggregator
-        q = gear_scores(layout, p) if aggregator == "gear" else hard_scores(layout, p, met) if aggregator == "hard" else p
-        score = reward(layout, q)
         native = _ruscarl_reward(weights, met)
         if not self._metrics:
-            return _fields(score, native, layout.size, unread)
-        return _fields(score, native, layout.size, unread,
-                       score if aggregator == "gear" else reward(layout, gear_scores(layout, p)),
-                       score if aggregator == "flat" else reward(layout, p),
-                       score if aggregator == "hard" else reward(layout, hard_scores(layout, p, met)))
+            return _fields(self._score(layout, p, met), native, layout.size, unread)
+        flat = reward(layout, p)
+        gear_q = gear_scores(layout, p)
+        gear = flat if gear_q == p else reward(layout, gear_q)  # see _rubric_fields
+        hard_q = hard_scores(layout, p, met)
+        hard = flat if hard_q == p else reward(layout, hard_q)
+        aggregator = self._aggregator
+        score = gear if aggregator == "gear" else hard if aggregator == "hard" else flat
+        return _fields(score, native, layout.size, unread, gear, flat, hard)
+
+    def _score(self, layout: Layout, p: list[float], met: list[bool]) -> float:
+        """The configured aggregator's reward."""
+        aggregator = self._aggregator
+        return reward(layout, gear_scores(layout, p) if aggregator == "gear" else hard_scores(layout, p, met) if aggregator == "hard" else p)
 
 
 def _fields(score: float, native: float, criteria: int, unread: int, gear: float | None = None, flat: float | None = None,

@@ -24,7 +24,7 @@ from typing import Any
 from ..exceptions import ConfigError, RowError
 from ..in_process import in_process_scorer
 from ..judge import Judge, JudgeCall
-from ..rows import GearRow, Judgment, parse_row
+from ..rows import GEAR_KEY, GearRow, Judgment, parse_row
 from ..settings import Settings
 from ..sync.loop_thread import shared_loop_thread
 from .coalescer import IDLE_TURNS, GroupCoalescer
@@ -68,6 +68,23 @@ async def _judged_sample(judge: Judge, data_source: Any, solution_str: Any, grou
     return Sample(row, solution_str, made, ("extra_info",), ("judgment",))
 
 
+def _known_row_fields(settings: Settings, solution_str: Any, extra_info: Any) -> dict[str, float | int] | None:
+    """The usual call, in one step: a row that came as JSON text, was scored in-process before (the
+    group's first rollout), and carries this response's judgments in their usual form. None for
+    every other call, which the general path reads (naming what is malformed) and scores."""
+    if not settings.in_process or settings.judgments == "judge" or type(extra_info) is not dict or type(solution_str) is not str:
+        return None
+    spec = extra_info.get(GEAR_KEY)
+    key = settings.judgments_key
+    judgments = extra_info.get(key)
+    if type(spec) is not str or judgments is None:
+        return None
+    fields = in_process_scorer(settings).fields_of_text_row(spec, judgments)
+    if fields is not None:
+        shared_row_guard().check(extra_info, solution_str, ("extra_info",), key)
+    return fields
+
+
 def _in_process(settings: Settings, row: GearRow, judgment: Judgment | None) -> dict[str, float | int] | None:
     """The response's reward computed here when it equals the server's (see gear_bridge.in_process)."""
     if not settings.in_process or judgment is None:
@@ -104,6 +121,9 @@ async def compute_score(
     """
     settings, judge, router = settings_from_kwargs(kwargs)
     if judge is None:
+        fields = _known_row_fields(settings, solution_str, extra_info)
+        if fields is not None:
+            return fields
         row, judgment = _given(settings, solution_str, extra_info)
         fields = _in_process(settings, row, judgment)
         if fields is not None:
@@ -138,6 +158,9 @@ def compute_score_sync(
     settings, judge, router = settings_from_kwargs(kwargs)
     given: Sample | None = None
     if judge is None:
+        fields = _known_row_fields(settings, solution_str, extra_info)
+        if fields is not None:
+            return fields
         row, judgment = _given(settings, solution_str, extra_info)
         fields = _in_process(settings, row, judgment)
         if fields is not None:
