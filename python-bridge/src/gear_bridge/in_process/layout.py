@@ -18,6 +18,8 @@ from .rubric_rows import RubricParts
 
 __all__ = ["Layout", "compile_layout"]
 
+_HALF_MAX = sys.float_info.max / 2
+
 
 class Layout(NamedTuple):
     """What scoring reads (a named tuple: one is made per new rubric, many per step).
@@ -56,7 +58,7 @@ def compile_layout(parts: RubricParts, options: LocalOptions) -> Layout | None:
     """The layout of ``parts`` under ``options``, or None where the service's compile would refuse it."""
     ids = parts.ids
     size = len(ids)
-    index_by_id = {criterion_id: position for position, criterion_id in enumerate(ids)}
+    index_by_id = dict(zip(ids, range(size)))
     if len(index_by_id) != size:
         return None  # a repeated id
     weights = parts.weights
@@ -67,7 +69,7 @@ def compile_layout(parts: RubricParts, options: LocalOptions) -> Layout | None:
     if not math.isfinite(abs_sum):
         return None
     denominator = _denominator(weights, abs_sum, options)
-    if denominator > 0 and not abs_sum / denominator <= sys.float_info.max / 2:
+    if denominator > 0 and not abs_sum / denominator <= _HALF_MAX:
         return None
 
     if not parts.edges:
