@@ -289,25 +289,34 @@ _PLAIN_NUMBERS = frozenset((float, int))
 _BOOLEANS = frozenset((bool,))
 
 
+def usual_scores(value: Any) -> tuple[list[float], list[bool] | None] | None:
+    """Judge scores in their usual form, checked in C (verl reads one per response): a dict of
+    ``p``, plain floats and ints in [0, 1] (a NaN, which min and max may skip, makes the exact sum
+    NaN), and optional ``d``, plain booleans, one per score; as (p, d). None for anything else,
+    which :func:`parse_scores` reads, naming the field."""
+    if type(value) is not dict:
+        return None
+    p_list = value.get("p")
+    d_list = value.get("d")
+    if (type(p_list) is list and p_list and len(value) == (1 if d_list is None and "d" not in value else 2)
+            and _PLAIN_NUMBERS.issuperset(map(type, p_list)) and min(p_list) >= 0 and max(p_list) <= 1
+            and not math.isnan(math.fsum(p_list))):
+        if d_list is None:
+            return p_list, None
+        if type(d_list) is list and len(d_list) == len(p_list) and _BOOLEANS.issuperset(map(type, d_list)):
+            return p_list, d_list
+    return None
+
+
 def parse_scores(value: Any, path: Sequence[PathPart]) -> JudgeScores:
     """Reads judge scores ``{"p": [...], "d": [...]?}`` (or their JSON string).
 
     Raises:
         RowError: naming the field (e.g. ``...p[3]`` for a NaN or a value outside [0, 1]).
     """
-    if type(value) is dict:
-        p_list = value.get("p")
-        d_list = value.get("d")
-        # The common case, checked in C (verl reads one per response): plain floats and ints in
-        # [0, 1] (a NaN, which min and max may skip, makes the exact sum NaN), and decisions, when
-        # given, plain booleans, one per score. Anything else is read below, naming the field.
-        if (type(p_list) is list and p_list and len(value) == (1 if d_list is None and "d" not in value else 2)
-                and _PLAIN_NUMBERS.issuperset(map(type, p_list)) and min(p_list) >= 0 and max(p_list) <= 1
-                and not math.isnan(math.fsum(p_list))):
-            if d_list is None:
-                return JudgeScores(tuple(p_list), None)
-            if type(d_list) is list and len(d_list) == len(p_list) and _BOOLEANS.issuperset(map(type, d_list)):
-                return JudgeScores(tuple(p_list), tuple(d_list))
+    usual = usual_scores(value)
+    if usual is not None:
+        return JudgeScores(tuple(usual[0]), None if usual[1] is None else tuple(usual[1]))
     where = tuple(path)
     scores = plain(_json_text(value, where))
     if not isinstance(scores, dict):

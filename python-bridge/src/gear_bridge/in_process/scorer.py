@@ -10,12 +10,11 @@ grader_output.py): the response then goes to the service, which scores it or nam
 
 from __future__ import annotations
 
-import math
 import threading
 from typing import Any, Sequence
 
 from ..exceptions import RowError
-from ..rows import GearRow, JudgeScores, Judgment, parse_gear_spec
+from ..rows import GearRow, JudgeScores, Judgment, parse_gear_spec, usual_scores
 from ..settings import Settings
 from .aggregate import gear_scores, hard_scores, reward
 from .fcp import FcpCounter
@@ -33,8 +32,6 @@ _GRADER_HOSTS = ("ruscarl", "merf")
 _READERS = {"canonical": read_canonical, "official-gear": read_official}
 _MAX_LAYOUTS = 8192
 _DECLINED = object()
-_PLAIN_NUMBERS = frozenset((float, int))
-_BOOLEANS = frozenset((bool,))
 _STRINGS = frozenset((str,))
 
 
@@ -104,8 +101,10 @@ class InProcessScorer:
         layout, host = entry
         if host:
             out = None if isinstance(judgment, JudgeScores) else self._host_fields(layout, judgment)
+        elif isinstance(judgment, JudgeScores) and len(judgment.p) == layout.size:
+            out = self._aggregated(layout, judgment.p, judgment.d, fcp)
         else:
-            out = self._rubric_fields(layout, judgment.p, judgment.d, fcp) if isinstance(judgment, JudgeScores) else None
+            out = None  # the service names the miscount
         if out is None:
             self.declined += 1
         else:
@@ -133,53 +132,12 @@ class InProcessScorer:
         layout, host = entry
         if host:
             out = self._host_fields(layout, judgments) if type(judgments) is list and _STRINGS.issuperset(map(type, judgments)) else None
-        elif type(judgments) is dict:
-            p = judgments.get("p")
-            d = judgments.get("d")
-            # parse_scores's checks of the common case, in C.
-            if (type(p) is list and len(p) == layout.size and p and len(judgments) == (1 if d is None and "d" not in judgments else 2)
-                    and _PLAIN_NUMBERS.issuperset(map(type, p)) and min(p) >= 0 and max(p) <= 1 and not math.isnan(math.fsum(p))
-                    and (d is None or type(d) is list and len(d) == len(p) and _BOOLEANS.issuperset(map(type, d)))):
-                out = self._rubric_fields(layout, p, d, None)
-            else:
-                out = None
         else:
-            out = None
+            usual = usual_scores(judgments)
+            out = self._aggregated(layout, usual[0], usual[1], None) if usual is not None and len(usual[0]) == layout.size else None
         if out is not None:
             self.scored += 1
         return out
-
-    def _rubric_fields(self, layout: Layout, p: Sequence[float], d: Sequence[bool] | None, fcp: FcpCounter | None) -> dict[str, float | int] | None:
-        if len(p) != layout.size:
-            return None  # the service names the miscount
-        # p holds floats and the ints 0 and 1 (JSON): Python's arithmetic on them is core's on doubles.
-        # Effective scores equal to p (every gate open, every parent fully met: the usual case when
-        # judges answer 0 or 1) have p's reward: the same terms, the same correctly rounded sum.
-        aggregator = self._aggregator
-        flat = reward(layout, p)
-        if aggregator == "flat":
-            q = p
-            score = flat
-        else:
-            q = gear_scores(layout, p) if aggregator == "gear" else hard_scores(layout, p, d)
-            score = flat if q == p else reward(layout, q)
-        if fcp is not None:
-            if fcp.aggregator != aggregator:
-                raise ValueError(f"an FCP counter of {fcp.aggregator} given the scores of {aggregator}")
-            fcp.add(layout, p, q)
-        if not self._metrics:
-            return _fields(score, flat, layout.size, 0)
-        if aggregator == "gear":
-            gear = score
-        else:
-            gear_q = gear_scores(layout, p)
-            gear = flat if gear_q == p else reward(layout, gear_q)
-        if aggregator == "hard":
-            hard = score
-        else:
-            hard_q = hard_scores(layout, p, d)
-            hard = flat if hard_q == p else reward(layout, hard_q)
-        return _fields(score, flat, layout.size, 0, gear, flat, hard)
 
     def _host_fields(self, layout: Layout, judgment: Sequence[str]) -> dict[str, float | int] | None:
         weights = layout.weights
@@ -198,23 +156,42 @@ class InProcessScorer:
                 verdict = weight < 0
             p.append(1.0 if verdict else 0.0)
             met.append(bool(verdict))
-        native = _ruscarl_reward(weights, met)
-        if not self._metrics:
-            return _fields(self._score(layout, p, met), native, layout.size, unread)
+        return self._aggregated(layout, p, met, None, _ruscarl_reward(weights, met), unread)
+
+    def _aggregated(self, layout: Layout, p: Sequence[float], d: Sequence[bool] | None, fcp: FcpCounter | None,
+                    native: float | None = None, unread: int = 0) -> dict[str, float | int]:
+        """verl's fields from p and the decisions d (None: p >= 0.5); ``native`` is the host's own
+        reward (a rubric row's is the flat one)."""
+        # p holds floats and the ints 0 and 1 (JSON): Python's arithmetic on them is core's on doubles.
+        # Effective scores equal to p (every gate open, every parent fully met: the usual case when
+        # judges answer 0 or 1) have p's reward: the same terms, the same correctly rounded sum.
+        aggregator = self._aggregator
         flat = reward(layout, p)
-        gear_q = gear_scores(layout, p)
-        gear = flat if gear_q == p else reward(layout, gear_q)  # see _rubric_fields
-        hard_q = hard_scores(layout, p, met)
-        hard = flat if hard_q == p else reward(layout, hard_q)
-        aggregator = self._aggregator
-        score = gear if aggregator == "gear" else hard if aggregator == "hard" else flat
+        if aggregator == "flat":
+            q = p
+            score = flat
+        else:
+            q = gear_scores(layout, p) if aggregator == "gear" else hard_scores(layout, p, d)
+            score = flat if q == p else reward(layout, q)
+        if fcp is not None:
+            if fcp.aggregator != aggregator:
+                raise ValueError(f"an FCP counter of {fcp.aggregator} given the scores of {aggregator}")
+            fcp.add(layout, p, q)
+        if native is None:
+            native = flat
+        if not self._metrics:
+            return _fields(score, native, layout.size, unread)
+        if aggregator == "gear":
+            gear = score
+        else:
+            gear_q = gear_scores(layout, p)
+            gear = flat if gear_q == p else reward(layout, gear_q)
+        if aggregator == "hard":
+            hard = score
+        else:
+            hard_q = hard_scores(layout, p, d)
+            hard = flat if hard_q == p else reward(layout, hard_q)
         return _fields(score, native, layout.size, unread, gear, flat, hard)
-
-    def _score(self, layout: Layout, p: list[float], met: list[bool]) -> float:
-        """The configured aggregator's reward."""
-        aggregator = self._aggregator
-        return reward(layout, gear_scores(layout, p) if aggregator == "gear" else hard_scores(layout, p, met) if aggregator == "hard" else p)
-
 
 def _fields(score: float, native: float, criteria: int, unread: int, gear: float | None = None, flat: float | None = None,
             hard: float | None = None) -> dict[str, float | int]:

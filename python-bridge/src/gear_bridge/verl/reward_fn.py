@@ -85,6 +85,19 @@ def _known_row_fields(settings: Settings, solution_str: Any, extra_info: Any) ->
     return fields
 
 
+def _scored_or_sample(settings: Settings, solution_str: Any, extra_info: Any) -> dict[str, float | int] | Sample:
+    """A response without a Python judge: its fields when scored in this process, else the sample
+    the server scores (with the row's judgments, or none for the service's judge to make)."""
+    fields = _known_row_fields(settings, solution_str, extra_info)
+    if fields is not None:
+        return fields
+    row, judgment = _given(settings, solution_str, extra_info)
+    fields = _in_process(settings, row, judgment)
+    if fields is not None:
+        return fields
+    return _given_sample(settings, solution_str, row, judgment)
+
+
 def _in_process(settings: Settings, row: GearRow, judgment: Judgment | None) -> dict[str, float | int] | None:
     """The response's reward computed here when it equals the server's (see gear_bridge.in_process)."""
     if not settings.in_process or judgment is None:
@@ -121,14 +134,10 @@ async def compute_score(
     """
     settings, judge, router = settings_from_kwargs(kwargs)
     if judge is None:
-        fields = _known_row_fields(settings, solution_str, extra_info)
-        if fields is not None:
-            return fields
-        row, judgment = _given(settings, solution_str, extra_info)
-        fields = _in_process(settings, row, judgment)
-        if fields is not None:
-            return fields
-        sample = _given_sample(settings, solution_str, row, judgment)
+        given = _scored_or_sample(settings, solution_str, extra_info)
+        if isinstance(given, dict):
+            return given
+        sample = given
     else:
         sample = await _judged_sample(judge, data_source, solution_str, ground_truth, extra_info)
         fields = _in_process(settings, sample.row, sample.judgment)
@@ -158,14 +167,10 @@ def compute_score_sync(
     settings, judge, router = settings_from_kwargs(kwargs)
     given: Sample | None = None
     if judge is None:
-        fields = _known_row_fields(settings, solution_str, extra_info)
-        if fields is not None:
-            return fields
-        row, judgment = _given(settings, solution_str, extra_info)
-        fields = _in_process(settings, row, judgment)
-        if fields is not None:
-            return fields  # no round trip: what makes this manager's step cost that of a plain function
-        given = _given_sample(settings, solution_str, row, judgment)
+        scored = _scored_or_sample(settings, solution_str, extra_info)
+        if isinstance(scored, dict):
+            return scored  # no round trip: what makes this manager's step cost that of a plain function
+        given = scored
 
     async def one() -> dict[str, float | int]:
         sample = given
