@@ -132,3 +132,55 @@ def test_a_row_text_with_a_non_finite_number_is_refused_at_its_field(
         assert caught.value.path == ("extra_info", "gear", "rubric", "criteria", 1, "weight")
     else:
         assert parse_row({"gear": text}).content["criteria"][1]["weight"] == value
+
+
+_NUMBER_LITERALS = st.one_of(
+    st.from_regex(r"-?(0|[1-9][0-9]{0,25})(\.[0-9]{1,20})?([eE][+-]?[0-9]{1,3})?", fullmatch=True),
+    st.sampled_from(["-0", "-0.0", "1e309", "-1e309", "2.4703282292062328e-324", "9007199254740993", "18446744073709551616",
+                     "NaN", "Infinity", "1.0000000000000002", "0.1"]),
+)
+_STRING_LITERALS = st.one_of(
+    st.text(max_size=6).map(json.dumps),
+    st.sampled_from(['"\\ud800"', '"\\udc00x"', '"\\ud83d\\ude00"', '"\\u0000"', '""', '"a\\"b"']),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    weights=st.lists(_NUMBER_LITERALS, min_size=1, max_size=4),
+    ids=st.lists(_STRING_LITERALS, min_size=4, max_size=4),
+    retention=st.one_of(st.none(), _NUMBER_LITERALS),
+    relation=st.sampled_from(['"weak"', '"strong"', '"activation"', '"other"', "1"]),
+)
+def test_orjson_reads_a_row_text_as_json_does(weights: list[str], ids: list[str], retention: str | None, relation: str) -> None:
+    """Row texts are decoded with orjson where it is installed (verl installs it), else json. Over
+    number literals (past 64 bits, past float64, subnormal, non-finite, -0) and string escapes (lone
+    surrogates, NUL): the same row is read and compiled to the same layout, or the same field (or
+    the text as a whole) is refused, whichever decoder reads it."""
+    from gear_bridge import rows
+    from gear_bridge.in_process.scorer import in_process_scorer
+    from gear_bridge.settings import load_settings
+
+    assert rows._fast_loads is not None, "the project venv installs orjson (python-bridge/requirements-dev.txt)"
+    criteria = ", ".join(f'{{"id": {ids[k % 4]}, "text": "t", "weight": {w}}}' for k, w in enumerate(weights))
+    edge = f'{{"parent": {ids[0]}, "child": {ids[1]}, "relation": {relation}' + ("" if retention is None else f', "retention": {retention}') + "}"
+    text = f'{{"format": "canonical", "rubric": {{"criteria": [{criteria}], "edges": [{edge}]}}}}'
+    scorer = in_process_scorer(load_settings(url="ws://127.0.0.1:1", aggregator="gear"))
+
+    def outcome() -> object:
+        try:
+            row = rows.read_gear_text(text)
+        except RowError as error:
+            return ("refused", error.path)
+        except ValueError:
+            return ("not JSON",)
+        return ("read", row.format, scorer._compile(row))
+
+    with_orjson = outcome()
+    fast = rows._fast_loads
+    rows._fast_loads = None
+    try:
+        with_json = outcome()
+    finally:
+        rows._fast_loads = fast
+    assert with_json == with_orjson
