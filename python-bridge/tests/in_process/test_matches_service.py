@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from gear_bridge import EmbeddedServer, load_settings
 from gear_bridge.exceptions import ConfigError, RowError
-from gear_bridge.in_process import InProcessScorer
-from gear_bridge.rows import parse_judgment, parse_row
+from gear_bridge.in_process import IN_PROCESS_METHODS, FcpCounter, InProcessScorer
+from gear_bridge.rows import JudgeScores, parse_judgment, parse_row
 from gear_bridge.sync.loop_thread import shared_loop_thread
 from gear_bridge.verl.rewarder import Sample
 from gear_bridge.verl.shared import shared_rewarder
@@ -230,11 +230,15 @@ def test_in_process_answers_only_what_the_service_answers_the_same(server: Embed
         assert direct is None, case  # what the bridge refuses is never scored on the one-step path
         return  # refused by the bridge before either scorer sees it
     sample = Sample(row, "", judgment)
-    local = InProcessScorer(load_settings(**kwargs)).fields(row, judgment)
-    assert text_scorer.fields_of_text_row(extra_info["gear"], case["judgments"]) == direct, case
+    # Each path counts the response for the step's FCP (the legacy batch manager's figure) alike.
+    counted = case["aggregator"] in IN_PROCESS_METHODS and not row.is_host and isinstance(judgment, JudgeScores)
+    text_fcp, local_fcp = FcpCounter(case["aggregator"]), FcpCounter(case["aggregator"])
+    local = InProcessScorer(load_settings(**kwargs)).fields(row, judgment, local_fcp if counted else None)
+    assert text_scorer.fields_of_text_row(extra_info["gear"], case["judgments"], text_fcp if counted else None) == direct, case
     if direct is not None:
         tally["one_step"] += 1
         assert local is not None and list(direct) == list(local) and direct == local, case
+        assert text_fcp.report() == local_fcp.report() and text_fcp.responses == local_fcp.responses == (1 if counted else 0), case
     service = served(server.url, sample, **kwargs)
     if local is None:
         tally["declined"] += 1

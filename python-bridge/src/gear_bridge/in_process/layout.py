@@ -83,6 +83,7 @@ def compile_layout(parts: RubricParts, options: LocalOptions) -> Layout | None:
     # kept edges touch: an edge closes a cycle when its parent is below its child.
     reach: dict[int, int] = {}
     by_child: dict[int, list[tuple[int, float]]] = {}
+    parents_of: dict[int, list[int]] = {}
     seen_pairs: set[int] = set()
     dropped = False
     gamma_zero = options.gamma == 0
@@ -116,17 +117,20 @@ def compile_layout(parts: RubricParts, options: LocalOptions) -> Layout | None:
             retention = override
         else:
             retention = shared if shared is not None else retention_of[relation]
-        parents = by_child.get(child)
-        if parents is None:
-            by_child[child] = [(parent, retention)]
+        if child in by_child:
+            by_child[child].append((parent, retention))
+            parents_of[child].append(parent)
         else:
-            parents.append((parent, retention))
+            by_child[child] = [(parent, retention)]
+            parents_of[child] = [parent]
     if dropped and options.on_invalid_edge == "reject":
         return None
 
     # A topological order of the criteria with parents: a criterion has more below it than any
-    # criterion below it, so more first puts every parent before its children.
-    ranked = sorted([(-reach[child].bit_count(), child) for child in by_child])
-    steps = tuple([(child, tuple(by_child[child])) for _, child in ranked])
-    gates = tuple([(child, tuple([parent for parent, _ in by_child[child]])) for child in sorted(by_child)])
+    # criterion below it, so more first puts every parent before its children (ties by position:
+    # sorted is stable).
+    children = sorted(by_child)
+    ranked = sorted(children, key=lambda child: -reach[child].bit_count())
+    steps = tuple([(child, tuple(by_child[child])) for child in ranked])
+    gates = tuple([(child, tuple(parents_of[child])) for child in children])
     return Layout(size, weights, denominator, options.clip, options.multi_parent_rule, steps, gates)

@@ -13,8 +13,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Sequence
 
-from ..exceptions import RowError
-from ..rows import GearRow, JudgeScores, Judgment, parse_gear_spec, usual_scores
+from ..rows import GearRow, JudgeScores, Judgment, read_gear_text, usual_scores
 from ..settings import Settings
 from .aggregate import gear_scores, hard_scores, reward
 from .fcp import FcpCounter
@@ -111,21 +110,22 @@ class InProcessScorer:
             self.scored += 1
         return out
 
-    def fields_of_text_row(self, spec: str, judgments: Any) -> dict[str, float | int] | None:
-        """:meth:`fields` for a row that came as the JSON text ``spec`` and was scored here before,
-        from the raw judgments as verl's row holds them, when they are in their usual form (judge
-        scores as a dict of plain numbers in [0, 1] and booleans, grader outputs as a list of
-        strings): the call verl makes 8 times a prompt, in one step, without reading them into a
-        :class:`Judgment`. None otherwise: the caller then reads them (naming what is malformed)
-        and calls :meth:`fields`.
+    def fields_of_text_row(self, spec: str, judgments: Any, fcp: FcpCounter | None = None) -> dict[str, float | int] | None:
+        """:meth:`fields` for a row that came as the JSON text ``spec``, from the raw judgments as
+        verl's row holds them, when they are in their usual form (judge scores as a dict of plain
+        numbers in [0, 1] and booleans, grader outputs as a list of strings): the call verl makes 8
+        times a prompt, in one step, without reading them into a :class:`Judgment` (the row is
+        compiled at its first call and found by its text after). None otherwise: the caller then
+        reads them (naming what is malformed) and calls :meth:`fields`. ``fcp`` counts the
+        response when it is a rubric row's.
         """
         entry = self._layouts.get(spec)  # rows that came as text are known by it (see _entry)
         if entry is None:
             if self._options is None:
                 return None
             try:
-                entry = self._entry(parse_gear_spec(spec))
-            except RowError:
+                entry = self._entry(read_gear_text(spec))
+            except (ValueError, RecursionError):
                 return None  # the caller's reading names the field
         if entry is _DECLINED:
             return None
@@ -134,7 +134,7 @@ class InProcessScorer:
             out = self._host_fields(layout, judgments) if type(judgments) is list and _STRINGS.issuperset(map(type, judgments)) else None
         else:
             usual = usual_scores(judgments)
-            out = self._aggregated(layout, usual[0], usual[1], None) if usual is not None and len(usual[0]) == layout.size else None
+            out = self._aggregated(layout, usual[0], usual[1], fcp) if usual is not None and len(usual[0]) == layout.size else None
         if out is not None:
             self.scored += 1
         return out
