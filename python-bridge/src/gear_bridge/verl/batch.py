@@ -26,7 +26,7 @@ from ..rows import GearRow, JudgeScores, parse_row
 from ..settings import Settings
 from ..sync.loop_thread import shared_loop_thread
 from .rewarder import REWARD_KEYS, Rewarder, Sample, call_endpoints
-from .row_judgments import row_judgments, shared_row_guard
+from .row_judgments import known_row_fields, row_judgments, shared_row_guard
 from .shared import RouterInfo, settings_from_kwargs, shared_rewarder
 
 __all__ = ["REWARD_KEYS", "compute_score_batched"]
@@ -109,6 +109,10 @@ def _given_pass(
     scorer = in_process_scorer(settings) if settings.in_process else None
     key = settings.judgments_key
     for index, (extra_info, response) in enumerate(zip(extra_infos, solution_strs)):
+        made = known_row_fields(settings, response, extra_info, ("extra_infos", index), counter)
+        if made is not None:
+            results[index] = made
+            continue
         path, row = _read_row(index, extra_info, response)
         assert extra_info is not None
         judgment = row_judgments(extra_info, row, settings, path)

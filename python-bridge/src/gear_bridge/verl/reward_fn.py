@@ -24,12 +24,12 @@ from typing import Any
 from ..exceptions import ConfigError, RowError
 from ..in_process import in_process_scorer
 from ..judge import Judge, JudgeCall
-from ..rows import GEAR_KEY, GearRow, Judgment, parse_row
+from ..rows import GearRow, Judgment, parse_row
 from ..settings import Settings
 from ..sync.loop_thread import shared_loop_thread
 from .coalescer import IDLE_TURNS, GroupCoalescer
 from .rewarder import REWARD_KEYS, Rewarder, Sample, call_endpoints
-from .row_judgments import row_judgments, shared_row_guard
+from .row_judgments import known_row_fields, row_judgments, shared_row_guard
 from .shared import settings_from_kwargs, shared_rewarder
 
 __all__ = ["REWARD_KEYS", "compute_score", "compute_score_sync"]
@@ -68,27 +68,10 @@ async def _judged_sample(judge: Judge, data_source: Any, solution_str: Any, grou
     return Sample(row, solution_str, made, ("extra_info",), ("judgment",))
 
 
-def _known_row_fields(settings: Settings, solution_str: Any, extra_info: Any) -> dict[str, float | int] | None:
-    """The usual call, in one step: a row that came as JSON text, was scored in-process before (the
-    group's first rollout), and carries this response's judgments in their usual form. None for
-    every other call, which the general path reads (naming what is malformed) and scores."""
-    if not settings.in_process or settings.judgments == "judge" or type(extra_info) is not dict or type(solution_str) is not str:
-        return None
-    spec = extra_info.get(GEAR_KEY)
-    key = settings.judgments_key
-    judgments = extra_info.get(key)
-    if type(spec) is not str or judgments is None:
-        return None
-    fields = in_process_scorer(settings).fields_of_text_row(spec, judgments)
-    if fields is not None:
-        shared_row_guard().check(extra_info, solution_str, ("extra_info",), key)
-    return fields
-
-
 def _scored_or_sample(settings: Settings, solution_str: Any, extra_info: Any) -> dict[str, float | int] | Sample:
     """A response without a Python judge: its fields when scored in this process, else the sample
     the server scores (with the row's judgments, or none for the service's judge to make)."""
-    fields = _known_row_fields(settings, solution_str, extra_info)
+    fields = known_row_fields(settings, solution_str, extra_info, ("extra_info",))
     if fields is not None:
         return fields
     row, judgment = _given(settings, solution_str, extra_info)

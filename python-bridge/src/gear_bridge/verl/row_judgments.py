@@ -15,10 +15,11 @@ import threading
 from typing import Any, Mapping
 
 from ..exceptions import PathPart, RowError, format_path
-from ..rows import GearRow, Judgment, parse_judge_outputs, parse_scores
+from ..in_process import FcpCounter, in_process_scorer
+from ..rows import GEAR_KEY, GearRow, Judgment, parse_judge_outputs, parse_scores
 from ..settings import Settings
 
-__all__ = ["row_judgments", "SharedRowGuard", "shared_row_guard"]
+__all__ = ["row_judgments", "known_row_fields", "SharedRowGuard", "shared_row_guard"]
 
 
 def row_judgments(extra_info: Mapping[str, Any], row: GearRow, settings: Settings, path: tuple[PathPart, ...]) -> Judgment | None:
@@ -41,6 +42,26 @@ def row_judgments(extra_info: Mapping[str, Any], row: GearRow, settings: Setting
     # parse_judgment, dispatched here: verl reads one judgment per response.
     value = extra_info[key]
     return parse_judge_outputs(value, (*path, key)) if row.is_host else parse_scores(value, (*path, key))
+
+
+def known_row_fields(
+    settings: Settings, response: Any, extra_info: Any, path: tuple[PathPart, ...], fcp: FcpCounter | None = None
+) -> dict[str, float | int] | None:
+    """The usual response, scored in one step: its row came as JSON text and carries the
+    response's judgments in their usual form (see InProcessScorer.fields_of_text_row), and the
+    guard passes. None for every other response, which the general path reads (naming what is
+    malformed) and scores. ``fcp`` counts it when it is a rubric row's."""
+    if not settings.in_process or settings.judgments == "judge" or type(extra_info) is not dict or type(response) is not str:
+        return None
+    spec = extra_info.get(GEAR_KEY)
+    key = settings.judgments_key
+    judgments = extra_info.get(key)
+    if type(spec) is not str or judgments is None:
+        return None
+    fields = in_process_scorer(settings).fields_of_text_row(spec, judgments, fcp)
+    if fields is not None:
+        _guard.check(extra_info, response, path, key)
+    return fields
 
 
 class SharedRowGuard:
