@@ -11,7 +11,8 @@ legacy naive manager (``verl.workers.reward_manager.naive``) calls its function 
 without awaiting: gear's ``compute_score_sync`` (one blocking request per call) against a flat
 function. The legacy batch manager (``verl.workers.reward_manager.batch``) calls its function once
 with the whole step: gear's ``compute_score_batched`` (one request per kind of row) against a flat
-function over the lists. Each configuration runs each step in turn; gear/flat is the median of each
+function over the lists. Beside each flat function, the same returning its score under every key
+gear returns (what verl's handling of them costs). Each configuration runs each step in turn; gear/flat is the median of each
 step's own ratio, with its quartiles.
 """
 from __future__ import annotations
@@ -31,9 +32,9 @@ from gear_bridge import EmbeddedServer
 from gear_bridge.verl.batch import compute_score_batched
 from gear_bridge.verl.reward_fn import compute_score_sync
 from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
-from verl_step import LONG, N, PROMPTS, distinct_rows, flat_score, lengthened, make_step, tokenizer_dir  # noqa: E402
+from verl_step import GEAR_KEYS, LONG, N, PROMPTS, distinct_rows, flat_score, flat_with_gear_keys, lengthened, make_step, tokenizer_dir  # noqa: E402
 
-REPEATS = 12
+REPEATS = 30  # medians of 12 moved by +-5% between runs
 
 
 def flat_sync(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None, **kwargs: Any) -> Dict[str, float]:
@@ -46,6 +47,15 @@ def flat_batched(data_sources: Any, solution_strs: Any, ground_truths: Any, extr
     return [flat_sync(d, s, g, e) for d, s, g, e in zip(data_sources, solution_strs, ground_truths, extra_infos)]
 
 
+def flat_keys_sync(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None, **kwargs: Any) -> Dict[str, float]:
+    """The same score under every key gear returns with metrics on (what verl's handling of them costs)."""
+    return flat_with_gear_keys(extra_info)
+
+
+def flat_keys_batched(data_sources: Any, solution_strs: Any, ground_truths: Any, extra_infos: Any, **kwargs: Any) -> List[Dict[str, float]]:
+    return [flat_with_gear_keys(e) for e in extra_infos]
+
+
 def main() -> int:
     tokenizer = hf_tokenizer(tokenizer_dir())
     server = EmbeddedServer(GEAR_COMMAND, extra_args=["--log-level", "warn"]).__enter__()
@@ -56,8 +66,10 @@ def main() -> int:
 
         managers: List[tuple[str, str, Any]] = [
             ("legacy naive", "flat Python", LegacyNaive(tokenizer, 0, compute_score=flat_sync)),
+            ("legacy naive", f"flat Python, returning gear's {len(GEAR_KEYS)} keys", LegacyNaive(tokenizer, 0, compute_score=flat_keys_sync)),
             ("legacy naive", "compute_score_sync", LegacyNaive(tokenizer, 0, compute_score=bound(compute_score_sync))),
             ("legacy batch", "flat Python", BatchRewardManager(tokenizer, 0, compute_score=flat_batched)),
+            ("legacy batch", f"flat Python, returning gear's {len(GEAR_KEYS)} keys", BatchRewardManager(tokenizer, 0, compute_score=flat_keys_batched)),
             ("legacy batch", "compute_score_batched", BatchRewardManager(tokenizer, 0, compute_score=bound(compute_score_batched))),
         ]
         scenarios = {"judge scores (canonical rows)": ("canonical", 700, 0), "RuscaRL rows (grader outputs)": ("ruscarl", 800, 0),
@@ -79,7 +91,7 @@ def main() -> int:
             for k, (path, function, _) in enumerate(managers):
                 if function == "flat Python":
                     continue
-                flat = times[k - 1]
+                flat = times[[p for p, f, _ in managers].index(path)]  # the manager's own flat function
                 q1, q2, q3 = statistics.quantiles([g / f for g, f in zip(times[k], flat)], n=4)
                 print(f"| {name} | {path} | {function} | {statistics.median(flat):.0f} | {statistics.median(times[k]):.0f} | "
                       f"{q2:.2f} ({q1:.2f}-{q3:.2f}) |", flush=True)
@@ -90,6 +102,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    print("| rows | manager | gear function | flat Python ms | gear ms | gear/flat per step: median (quartiles) |\n"
+    print("| rows | manager | function | flat Python ms | function ms | function/flat per step: median (quartiles) |\n"
           "| --- | --- | --- | --- | --- | --- |", flush=True)
     sys.exit(main())

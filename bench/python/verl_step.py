@@ -15,7 +15,9 @@ worker, the step in the 8 chunks of 112 that verl's 8 workers get, one after the
 reward-loop naive manager + a custom function, or with GearRewardManager; gear scores the judged
 rows in the worker (in-process, the default), and each path once more through the server
 (in_process=false: the path of rows the in-process scorer declines). The baseline is what a user writes
-without gear: a flat weighted score in Python, per call. Median of REPEATS steps (each a different step, every configuration running each step in turn),
+without gear: a flat weighted score in Python, per call; beside it, the same function returning its
+score under every key gear returns (verl handles each key of each response: what gear's metrics
+cost verl, apart from computing them). Median of REPEATS steps (each a different step, every configuration running each step in turn),
 after a warm-up step; gear/flat is the median (and quartiles) of each step's own ratio.
 """
 from __future__ import annotations
@@ -43,8 +45,10 @@ from verl.utils.ray_utils import get_event_loop
 
 from conftest import GEAR_COMMAND  # noqa: E402  (python-bridge/tests)
 from gear_bridge import EmbeddedServer
+from gear_bridge.verl.rewarder import METRIC_KEYS, REWARD_KEYS
 from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
 
+GEAR_KEYS = REWARD_KEYS + METRIC_KEYS  # what gear returns per response with metrics on
 N = 8
 PROMPTS = 112
 REPEATS = 20  # medians of 12 moved by +-10% between runs on this machine
@@ -80,6 +84,16 @@ def flat_score(extra_info: Any) -> Dict[str, float]:
     return {"score": sum(w * x for w, x in zip(weights, p)) / positive}
 
 
+async def flat_keys_compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None, **kwargs: Any) -> Dict[str, float]:
+    """The baseline returning the keys gear returns with metrics on: what verl's handling of them costs."""
+    return flat_with_gear_keys(extra_info)
+
+
+def flat_with_gear_keys(extra_info: Any) -> Dict[str, float]:
+    """flat_score's reward under every key of gear's result with metrics on (REWARD_KEYS + METRIC_KEYS)."""
+    return dict.fromkeys(GEAR_KEYS, flat_score(extra_info)["score"])
+
+
 async def noop_compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None, **kwargs: Any) -> Dict[str, float]:
     """No reward at all: what verl's own per-response machinery costs (slicing, decoding, tasks)."""
     return {"score": 0.0}
@@ -87,6 +101,7 @@ async def noop_compute_score(data_source: Any, solution_str: str, ground_truth: 
 
 sys.modules[__name__].flat_compute_score = flat_compute_score  # reachable as pkg://__main__ below
 sys.modules[__name__].noop_compute_score = noop_compute_score
+sys.modules[__name__].flat_keys_compute_score = flat_keys_compute_score
 
 
 def tokenizer_dir() -> str:
@@ -180,7 +195,9 @@ def main() -> int:
         manager = ["reward.reward_manager.source=importlib", "reward.reward_manager.name=GearRewardManager",
                    "reward.reward_manager.module.path=pkg://gear_bridge.verl.reward_manager", f"+reward.reward_kwargs.url={server.url}"]
         noop_fn = ["reward.custom_reward_function.path=pkg://__main__", "reward.custom_reward_function.name=noop_compute_score"]
-        configs: List[tuple[str, str, List[str]]] = [("verl alone (a function returning 0)", "-", noop_fn), ("flat Python", "-", flat_fn)]
+        flat_keys_fn = ["reward.custom_reward_function.path=pkg://__main__", "reward.custom_reward_function.name=flat_keys_compute_score"]
+        configs: List[tuple[str, str, List[str]]] = [("verl alone (a function returning 0)", "-", noop_fn), ("flat Python", "-", flat_fn),
+                                                     (f"flat Python, returning gear's {len(GEAR_KEYS)} keys", "-", flat_keys_fn)]
         for path, lines in (("reward function (naive manager)", gear_fn), ("GearRewardManager", manager)):
             kwargs = "+reward.custom_reward_function.reward_kwargs" if lines is gear_fn else "+reward.reward_kwargs"
             for metrics in (True, False):
