@@ -21,7 +21,8 @@ verl names its reward-loop actors, so one RewardLoopManager runs at a time: each
 its own manager for STEPS steps after WARM_UP steps, and the configurations take turns for ROUNDS rounds
 (each round in another order); the figure is the median over all its steps. On this 2-core machine
 the 8 workers, the driver and the server share 2 cores: the step is CPU-bound, so what counts is the
-CPU each configuration spends, not how well it spreads over cores.
+CPU each configuration spends, not how well it spreads over cores; the table gives it too (the
+machine's, from /proc/stat, over each timed step: every process's, the idle ones' included).
 """
 from __future__ import annotations
 
@@ -49,6 +50,13 @@ STEPS = 6
 WARM_UP = 2
 ROUNDS = 3
 HERE = Path(__file__).resolve().parent
+
+
+def machine_cpu_ms() -> float:
+    """CPU time the machine has spent (user, nice, system, irq, softirq), from /proc/stat, in ms."""
+    with open("/proc/stat") as stat:
+        fields = [int(x) for x in stat.readline().split()[1:8]]
+    return (fields[0] + fields[1] + fields[2] + fields[5] + fields[6]) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
 def manager_for(tok: str, lines: List[str]) -> RewardLoopManager:
@@ -103,6 +111,7 @@ def main() -> int:
             steps = [make_step(tokenizer, distinct_rows(make_samples(seed=seed + k, prompts=PROMPTS, group=N, formats=(form,)), k))
                      for k in range(ROUNDS * (STEPS + WARM_UP))]
             times: Dict[str, List[float]] = {name: [] for name in configs}
+            cpu: Dict[str, List[float]] = {name: [] for name in configs}
             for r in range(ROUNDS):
                 names = list(configs)
                 for name in names[r % len(names):] + names[: r % len(names)]:
@@ -112,16 +121,20 @@ def main() -> int:
                         for data in mine[:WARM_UP]:  # imports, connections, the server's JIT
                             loop.compute_rm_score(data)
                         for data in mine[WARM_UP:]:
+                            cpu_before = machine_cpu_ms()
                             started = time.perf_counter()
                             out = loop.compute_rm_score(data)
                             times[name].append((time.perf_counter() - started) * 1000)
+                            cpu[name].append(machine_cpu_ms() - cpu_before)
                             assert len(out) == len(data)
                     finally:
                         release(loop)
             base = statistics.median(times["flat Python"])
+            base_cpu = statistics.median(cpu["flat Python"])
             for name, ms in times.items():
                 q1, q2, q3 = statistics.quantiles(ms, n=4)
-                print(f"| {form} | {name} | {q2:.0f} ({q1:.0f}-{q3:.0f}) | {q2 / base:.2f} |", flush=True)
+                spent = statistics.median(cpu[name])
+                print(f"| {form} | {name} | {q2:.0f} ({q1:.0f}-{q3:.0f}) | {q2 / base:.2f} | {spent:.0f} | {spent / base_cpu:.2f} |", flush=True)
     finally:
         ray.shutdown()
         os.environ.update(ambient)
@@ -129,5 +142,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    print(f"| rows | path | ms per step, {WORKERS} Ray workers: median (quartiles) | gear/flat (medians) |\n| --- | --- | --- | --- |", flush=True)
+    print(f"| rows | path | ms per step, {WORKERS} Ray workers: median (quartiles) | gear/flat (medians) | machine CPU ms per step (median) | "
+          "gear/flat CPU |\n| --- | --- | --- | --- | --- | --- |", flush=True)
     sys.exit(main())
