@@ -83,7 +83,6 @@ def compile_layout(parts: RubricParts, options: LocalOptions) -> Layout | None:
     # kept edges touch: an edge closes a cycle when its parent is below its child.
     reach: dict[int, int] = {}
     by_child: dict[int, list[tuple[int, float]]] = {}
-    parents_of: dict[int, list[int]] = {}
     seen_pairs: set[int] = set()
     dropped = False
     gamma_zero = options.gamma == 0
@@ -117,12 +116,11 @@ def compile_layout(parts: RubricParts, options: LocalOptions) -> Layout | None:
             retention = override
         else:
             retention = shared if shared is not None else retention_of[relation]
-        if child in by_child:
-            by_child[child].append((parent, retention))
-            parents_of[child].append(parent)
-        else:
+        parents = by_child.get(child)
+        if parents is None:
             by_child[child] = [(parent, retention)]
-            parents_of[child] = [parent]
+        else:
+            parents.append((parent, retention))
     if dropped and options.on_invalid_edge == "reject":
         return None
 
@@ -132,5 +130,5 @@ def compile_layout(parts: RubricParts, options: LocalOptions) -> Layout | None:
     children = sorted(by_child)
     ranked = sorted(children, key=lambda child: -reach[child].bit_count())
     steps = tuple([(child, tuple(by_child[child])) for child in ranked])
-    gates = tuple([(child, tuple(parents_of[child])) for child in children])
+    gates = tuple([(child, tuple([parent for parent, _ in by_child[child]])) for child in children])
     return Layout(size, weights, denominator, options.clip, options.multi_parent_rule, steps, gates)
