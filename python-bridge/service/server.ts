@@ -98,7 +98,8 @@ export async function startServer(config: ServeConfig, version: string, logger: 
     context.stats.connections += 1;
     logger.info('connection_open', { connection: connection.id, remote: connection.address });
     // Registered after ws's own listener: by the time it runs, ws has parsed the chunk.
-    socket.on('data', (chunk: Buffer) => guard.onChunk(connection, chunk.length, Date.now()));
+    const countChunk = (chunk: Buffer): void => guard.onChunk(connection, chunk.length, Date.now());
+    socket.on('data', countChunk);
 
     ws.on('message', (data: RawData) => {
       if (connection.closing) {
@@ -151,6 +152,12 @@ export async function startServer(config: ServeConfig, version: string, logger: 
         });
     });
     ws.on('error', (error: Error & { code?: string }) => {
+      // ws has stopped parsing and closes the connection, reading the rest of the stream away until
+      // the peer's FIN: those bytes are no frame, so they leave the guard (counted, they would pause
+      // the socket at its bound, the FIN would never be read, and the connection would hold its
+      // slot until ws's 30 s close timer).
+      socket.removeListener('data', countChunk);
+      guard.remove(connection);
       // Over maxPayloadBytes ws has already closed with 1009 without reading the frame.
       logger.warn(error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 'frame_too_large' : 'connection_error', {
         connection: connection.id,

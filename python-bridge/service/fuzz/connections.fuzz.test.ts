@@ -184,6 +184,25 @@ describe('frames over maxPayloadBytes', () => {
       await peer.close();
     });
   });
+
+  it('close the connection at once: what ws discards after the refusal is not counted against the backlog bound', async () => {
+    // ws stops parsing at the refused header and reads the rest of the stream away until the
+    // peer's FIN; counting those bytes would pause the socket at its bound, the FIN would never be
+    // read, and the connection would hold its slot (and its bytes in the global bound) until ws's
+    // 30 s close timer.
+    await withServer(['--max-payload-bytes', String(MiB), '--max-connection-backlog-bytes', String(64 * 1024)], async (server) => {
+      const sender = await RawSocketPeer.open(server.url);
+      sender.write(RawSocketPeer.header(100 * MiB));
+      for (let i = 0; i < 8; i++) sender.write(Buffer.alloc(MiB, 0x20));
+      void sender.closedByServer(); // reads the close frame and the FIN: the client ends its side after its 8 MiB
+      await eventually(() => expect(server.logs.filter((l) => l['event'] === 'frame_too_large')).toHaveLength(1));
+      const observer = await WsPeer.open(server.url);
+      await eventually(async () => expect(await health(observer)).toMatchObject({ connections: 1, pausedConnections: 0 }));
+      expect((await health(observer)).bufferedBytes).toBeLessThan(100); // the health request itself, at most
+      sender.destroy();
+      await observer.close();
+    });
+  });
 });
 
 describe('the Bearer token', () => {
