@@ -32,7 +32,7 @@ from gear_bridge import EmbeddedServer
 from gear_bridge.verl.batch import compute_score_batched
 from gear_bridge.verl.reward_fn import compute_score_sync
 from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
-from verl_step import GEAR_KEYS, LONG, N, PROMPTS, distinct_rows, flat_score, flat_with_gear_keys, lengthened, make_step, tokenizer_dir  # noqa: E402
+from verl_step import GEAR_KEYS, LONG, N, PROMPTS, distinct_rows, flat_score, flat_with_gear_keys, lengthened, make_step, own_rows, tokenizer_dir  # noqa: E402
 
 REPEATS = 30  # medians of 12 moved by +-5% between runs
 
@@ -75,19 +75,22 @@ def main() -> int:
         scenarios = {"judge scores (canonical rows)": ("canonical", 700, 0), "RuscaRL rows (grader outputs)": ("ruscarl", 800, 0),
                      f"RuscaRL rows, {LONG}-token responses": ("ruscarl", 900, LONG)}
         for name, (form, seed, length) in scenarios.items():
-            steps = [make_step(tokenizer, lengthened(distinct_rows(make_samples(seed=seed + k, prompts=PROMPTS, group=N, formats=(form,)), k), length))
-                     for k in range(REPEATS + 1)]
-            for _, _, manager in managers:
-                manager(steps[0], return_dict=True)  # warm-up: connection, imports
+            shared_steps = [make_step(tokenizer, lengthened(distinct_rows(make_samples(seed=seed + k, prompts=PROMPTS, group=N, formats=(form,)), k), length))
+                            for k in range(REPEATS + 1)]
+            # gear's two functions share one in-process scorer (the same reward_kwargs): each
+            # manager gets rows of its own, or the second to run a step would find them compiled.
+            steps = [[own_rows(step, k) for step in shared_steps] for k in range(len(managers))]
+            for k, (_, _, manager) in enumerate(managers):
+                manager(steps[k][0], return_dict=True)  # warm-up: connection, imports
             gc.collect()
             gc.freeze()
             times: List[List[float]] = [[] for _ in managers]
-            for s, step in enumerate(steps[1:]):
+            for s in range(1, len(shared_steps)):
                 for k in [(s + j) % len(managers) for j in range(len(managers))]:
                     started = time.perf_counter()
-                    out = managers[k][2](step, return_dict=True)
+                    out = managers[k][2](steps[k][s], return_dict=True)
                     times[k].append((time.perf_counter() - started) * 1000)
-                    assert len(out["reward_extra_info"]["score"]) == len(step)
+                    assert len(out["reward_extra_info"]["score"]) == len(shared_steps[s])
             for k, (path, function, _) in enumerate(managers):
                 if function == "flat Python":
                     continue

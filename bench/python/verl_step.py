@@ -114,23 +114,43 @@ def tokenizer_dir() -> str:
     return folder
 
 
+def tagged(spec_text: str, tag: str) -> str:
+    """A row's JSON text with ``tag`` appended to one text field: the same rubric, a new row."""
+    spec = json.loads(spec_text)
+    if spec["format"] == "canonical":
+        spec["rubric"]["criteria"][0]["text"] += tag
+    elif spec["format"] == "official-gear":
+        spec["reward_model"]["rubrics"][0]["criterion"] += tag
+    else:
+        spec["row"]["prompt"][-1]["content"] += tag
+    return json.dumps(spec)
+
+
 def distinct_rows(samples: List[Dict[str, Any]], step: int) -> List[Dict[str, Any]]:
     """Each prompt's row made unique to this step and prompt; one row object per group, as verl shares it."""
     shared: Dict[str, str] = {}
     for sample in samples:
         uid = sample["uid"]
         if uid not in shared:
-            spec = json.loads(sample["extra_info"]["gear"])
-            tag = f" [step {step} {uid}]"
-            if spec["format"] == "canonical":
-                spec["rubric"]["criteria"][0]["text"] += tag
-            elif spec["format"] == "official-gear":
-                spec["reward_model"]["rubrics"][0]["criterion"] += tag
-            else:
-                spec["row"]["prompt"][-1]["content"] += tag
-            shared[uid] = json.dumps(spec)
+            shared[uid] = tagged(sample["extra_info"]["gear"], f" [step {step} {uid}]")
         sample["extra_info"]["gear"] = shared[uid]
     return samples
+
+
+def own_rows(data: DataProto, owner: int) -> DataProto:
+    """``data`` with rows of its own for configuration ``owner`` (tensors shared): configurations of
+    one process whose settings are alike share gear's caches of compiled rows and registered
+    rubrics, so one that ran a step after another would find its rows known. In training every
+    step's rows are new to the reward function."""
+    texts: Dict[int, str] = {}
+    infos = []
+    for extra_info in data.non_tensor_batch["extra_info"]:
+        spec = extra_info["gear"]
+        if id(spec) not in texts:
+            texts[id(spec)] = tagged(spec, f" [configuration {owner}]")
+        infos.append({**extra_info, "gear": texts[id(spec)]})
+    return DataProto(batch=data.batch, non_tensor_batch={**data.non_tensor_batch, "extra_info": np.array(infos, dtype=object)},
+                     meta_info=dict(data.meta_info))
 
 
 def lengthened(samples: List[Dict[str, Any]], length: int) -> List[Dict[str, Any]]:
@@ -204,10 +224,11 @@ def main() -> int:
                 configs.append((path, "on" if metrics else "off", [*lines, f"{kwargs}.metrics={metrics}"]))
             # The path of rows the in-process scorer declines (and of gear before it): the server.
             configs.append((f"{path}, server path (in_process=false)", "on", [*lines, f"{kwargs}.metrics=True", f"{kwargs}.in_process=false"]))
-        for name, data in steps.items():
+        for name, shared_data in steps.items():
             workers = [worker_for(tok, lines) for _, _, lines in configs]
-            for worker in workers:
-                timed_step(worker, data[0])  # warm-up: connection, imports
+            data = [[own_rows(step, k) for step in shared_data] for k in range(len(configs))]
+            for k, worker in enumerate(workers):
+                timed_step(worker, data[k][0])  # warm-up: connection, imports
             # The bench holds every step and worker at once (verl holds one step): moved out of the
             # collector's way, so a collection costs what it would in training, whoever triggers it.
             gc.collect()
@@ -216,9 +237,9 @@ def main() -> int:
             # machine falls on all of them alike, starting at a different one each step, so none is
             # always first after the others (the server idle while flat and verl alone ran).
             times: List[List[float]] = [[] for _ in configs]
-            for s, step in enumerate(data[1:]):
+            for s in range(1, len(shared_data)):
                 for k in [(s + j) % len(workers) for j in range(len(workers))]:
-                    times[k].append(timed_step(workers[k], step) * 1000)
+                    times[k].append(timed_step(workers[k], data[k][s]) * 1000)
             medians = [statistics.median(t) for t in times]
             flat = medians[1]
             for k, ((path, metrics, _), ms) in enumerate(zip(configs, medians)):
