@@ -204,6 +204,30 @@ def read_gear_text(text: str) -> GearRow:
 _parse_spec_text = functools.lru_cache(maxsize=4096)(read_gear_text)
 
 
+def usual_gear_text(text: str) -> tuple[str, dict[str, Any]] | None:
+    """The format and content of a row that came as JSON text, when orjson reads it and it has the
+    usual shape (an object of ``format`` and its content field, the content an object); None for
+    every other text, which :func:`read_gear_text` reads, naming what is wrong. The in-process
+    scorer's first reading of a new row: no :class:`GearRow` is built for a row it compiles.
+
+    Official GEAR rows are left to :func:`read_gear_text`: it refuses graph fields (``edges: null``,
+    an edge that is not an object) that the service's reader, and so the in-process one, skips.
+    """
+    if _fast_loads is None:
+        return None
+    try:
+        spec = _fast_loads(text)
+    except ValueError:
+        return None
+    if type(spec) is not dict or len(spec) != 2:
+        return None
+    form = spec.get("format")
+    if type(form) is not str or form == "official-gear" or form not in _CONTENT_FIELD:
+        return None
+    content = spec.get(_CONTENT_FIELD[form])
+    return (form, content) if type(content) is dict else None
+
+
 def parse_gear_spec(value: Any, path: Sequence[PathPart] = ("extra_info", GEAR_KEY)) -> GearRow:
     """Parses one ``extra_info["gear"]`` value (a dict or its JSON string).
 

@@ -85,6 +85,20 @@ def canonical_rows(draw: Any) -> Dict[str, Any]:
         criterion: Dict[str, Any] = {"id": criterion_id, "text": f"criterion {criterion_id}", "weight": draw(weights)}
         if draw(st.booleans()):
             criterion["role"] = draw(st.sampled_from(["foundation", "bonus", "penalty", "activation"]))
+        # A criterion the service refuses, now and then (the readers' checks, one field at a time).
+        odd = draw(rarely(st.none(), st.sampled_from(["weight", "role", "note", "text", "id", "big"]), 40))
+        if odd == "weight":
+            criterion["weight"] = draw(st.sampled_from([True, "1", None, [1]]))
+        elif odd == "role":
+            criterion["role"] = draw(st.sampled_from(["weird", None, 1, ["bonus"]]))
+        elif odd == "note":
+            criterion["note"] = "an unknown field"
+        elif odd == "text":
+            del criterion["text"]
+        elif odd == "id":
+            criterion["id"] = ""
+        elif odd == "big":
+            criterion["weight"] = draw(st.sampled_from([10**400, 2**53 + 1, -(2**60)]))
         criteria.append(criterion)
     edges = []
     for _ in range(draw(st.integers(0, 9))):

@@ -75,20 +75,94 @@ def compile_layout(parts: RubricParts, options: LocalOptions) -> Layout | None:
     if not parts.edges:
         return Layout(size, weights, denominator, options.clip, options.multi_parent_rule, (), ())
 
-    # projectDag: edges in input order; an unknown id, a self-loop, a pair seen before or an edge
-    # closing a cycle with the edges kept so far is dropped. The retention is resolved as core's
-    # effectiveRetention: 1 under gamma 0, else the edge's own, the shared one or the relation's
-    # (raised to gamma 1: base ** 1 is base, in V8 and in C alike).
+    kept = _kept_edges(parts, index_by_id, options)
+    if kept is None:
+        return None
+    by_child, order = kept
+    gates = tuple([(child, tuple([parent for parent, _ in by_child[child]])) for child in sorted(by_child)])
+    steps = tuple([(child, tuple(by_child[child])) for child in order])
+    return Layout(size, weights, denominator, options.clip, options.multi_parent_rule, steps, gates)
+
+
+def _retention(options: LocalOptions, relation: str, override: float | None) -> float:
+    """core's effectiveRetention: 1 under gamma 0, else the edge's own, the shared one or the
+    relation's (raised to gamma 1: base ** 1 is base, in V8 and in C alike)."""
+    if options.gamma == 0:
+        return 1.0
+    if override is not None:
+        return override
+    return options.shared_retention if options.shared_retention is not None else options.retention[relation]
+
+
+def _kept_edges(
+    parts: RubricParts, index_by_id: dict[str, int], options: LocalOptions
+) -> tuple[dict[int, list[tuple[int, float]]], list[int]] | None:
+    """projectDag's kept edges as each child's (parent, retention) in input order, and a
+    topological order of the children; None where ``onInvalidEdge: reject`` refuses a dropped edge.
+
+    An edge with an unknown id, a self-loop or a pair seen before is dropped whatever else the
+    rubric holds. When the rest has no cycle, none of it closes one in input order either, so all of
+    it is kept: one pass, and a topological order by levels (the usual rubric, ~3x cheaper than
+    projecting edge by edge). A rubric whose edges form a cycle is projected edge by edge.
+    """
+    size = len(index_by_id)
+    get_index = index_by_id.get
+    by_child: dict[int, list[tuple[int, float]]] = {}
+    seen_pairs: set[int] = set()
+    dropped = False
+    for parent_id, child_id, relation, override in parts.edges:
+        parent = get_index(parent_id)
+        child = get_index(child_id)
+        if parent is None or child is None or parent == child:
+            dropped = True
+            continue
+        pair = parent * size + child
+        if pair in seen_pairs:
+            dropped = True
+            continue
+        seen_pairs.add(pair)
+        retention = _retention(options, relation, override)
+        parents = by_child.get(child)
+        if parents is None:
+            by_child[child] = [(parent, retention)]
+        else:
+            parents.append((parent, retention))
+    # Levels: a child is placed once every parent that has parents of its own is placed (a parent
+    # without parents keeps p). A pass that places none means the rest holds a cycle.
+    order: list[int] = []
+    placed: set[int] = set()
+    pending = list(by_child)
+    while pending:
+        rest: list[int] = []
+        for child in pending:
+            for parent, _ in by_child[child]:
+                if parent in by_child and parent not in placed:
+                    rest.append(child)
+                    break
+            else:
+                order.append(child)
+                placed.add(child)
+        if len(rest) == len(pending):
+            return _projected_in_order(parts, index_by_id, options)
+        pending = rest
+    if dropped and options.on_invalid_edge == "reject":
+        return None
+    return by_child, order
+
+
+def _projected_in_order(
+    parts: RubricParts, index_by_id: dict[str, int], options: LocalOptions
+) -> tuple[dict[int, list[tuple[int, float]]], list[int]] | None:
+    """projectDag edge by edge, for rubrics whose edges form a cycle: an edge closing a cycle with
+    the edges kept before it is dropped (and so are unknown ids, self-loops and pairs seen before)."""
     # Reachability as bitmasks (bit j of reach[i]: j is i or below it), kept for the criteria the
     # kept edges touch: an edge closes a cycle when its parent is below its child.
+    size = len(index_by_id)
+    get_index = index_by_id.get
     reach: dict[int, int] = {}
     by_child: dict[int, list[tuple[int, float]]] = {}
     seen_pairs: set[int] = set()
     dropped = False
-    gamma_zero = options.gamma == 0
-    shared = options.shared_retention
-    retention_of = options.retention
-    get_index = index_by_id.get
     for parent_id, child_id, relation, override in parts.edges:
         parent = get_index(parent_id)
         child = get_index(child_id)
@@ -110,12 +184,7 @@ def compile_layout(parts: RubricParts, options: LocalOptions) -> Layout | None:
             for node, below in reach.items():
                 if below & parent_bit:
                     reach[node] = below | below_child
-        if gamma_zero:
-            retention = 1.0
-        elif override is not None:
-            retention = override
-        else:
-            retention = shared if shared is not None else retention_of[relation]
+        retention = _retention(options, relation, override)
         parents = by_child.get(child)
         if parents is None:
             by_child[child] = [(parent, retention)]
@@ -123,12 +192,7 @@ def compile_layout(parts: RubricParts, options: LocalOptions) -> Layout | None:
             parents.append((parent, retention))
     if dropped and options.on_invalid_edge == "reject":
         return None
-
     # A topological order of the criteria with parents: a criterion has more below it than any
     # criterion below it, so more first puts every parent before its children (ties by position:
     # sorted is stable).
-    children = sorted(by_child)
-    ranked = sorted(children, key=lambda child: -reach[child].bit_count())
-    steps = tuple([(child, tuple(by_child[child])) for child in ranked])
-    gates = tuple([(child, tuple([parent for parent, _ in by_child[child]])) for child in children])
-    return Layout(size, weights, denominator, options.clip, options.multi_parent_rule, steps, gates)
+    return by_child, sorted(sorted(by_child), key=lambda child: -reach[child].bit_count())

@@ -13,8 +13,8 @@ from __future__ import annotations
 import threading
 from typing import Any, Sequence
 
-from ..rows import GearRow, JudgeScores, Judgment, read_gear_text, usual_scores
-from ..settings import Settings
+from ..rows import GearRow, JudgeScores, Judgment, read_gear_text, usual_gear_text, usual_scores
+from ..settings import HOSTS, Settings
 from .aggregate import gear_scores, hard_scores, reward
 from .fcp import FcpCounter
 from .grader_output import UNREAD, read_verdict
@@ -74,18 +74,38 @@ class InProcessScorer:
         return found
 
     def _compile(self, row: GearRow) -> Any:
+        return self._compile_content(row.format, row.content)
+
+    def _compile_content(self, form: str, content: Any) -> Any:
+        """The (layout, is a host row) of a row's format and content, or _DECLINED."""
         parts: RubricParts | None
         options = self._options
-        host = row.is_host
+        host = form in HOSTS
         if host:
-            parts = read_ruscarl(row.content) if (self.settings.host or row.format) in _GRADER_HOSTS else None
+            parts = read_ruscarl(content) if (self.settings.host or form) in _GRADER_HOSTS else None
             options = self._host_options
         else:
-            parts = _READERS[row.format](row.content)
+            parts = _READERS[form](content)
         if parts is None or options is None:
             return _DECLINED
         layout = compile_layout(parts, options)
         return _DECLINED if layout is None else (layout, host)
+
+    def _entry_of_text(self, spec: str) -> Any:
+        """:meth:`_entry` of a row that came as the JSON text ``spec``, read straight to its
+        content where it has the usual shape; None where the caller's reading must name a field."""
+        usual = usual_gear_text(spec)
+        if usual is None:
+            try:
+                return self._entry(read_gear_text(spec))
+            except (ValueError, RecursionError):
+                return None
+        found = self._compile_content(*usual)
+        with self._lock:
+            if len(self._layouts) >= _MAX_LAYOUTS:
+                self._layouts.clear()
+            self._layouts[spec] = found
+        return found
 
     def fields(self, row: GearRow, judgment: Judgment | None, fcp: FcpCounter | None = None) -> dict[str, float | int] | None:
         """verl's fields for one response (``REWARD_KEYS`` and, with metrics, ``METRIC_KEYS``), or
@@ -123,9 +143,8 @@ class InProcessScorer:
         if entry is None:
             if self._options is None:
                 return None
-            try:
-                entry = self._entry(read_gear_text(spec))
-            except (ValueError, RecursionError):
+            entry = self._entry_of_text(spec)
+            if entry is None:
                 return None  # the caller's reading names the field
         if entry is _DECLINED:
             return None
