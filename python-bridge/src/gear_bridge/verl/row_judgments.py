@@ -10,7 +10,6 @@ a dict that was already seen with a different response.
 
 from __future__ import annotations
 
-import collections
 import threading
 from typing import Any, Mapping
 
@@ -65,14 +64,19 @@ def known_row_fields(
 
 
 class SharedRowGuard:
-    """Remembers which response each ``extra_info`` dict was read for (the last ``size`` dicts).
+    """Remembers which response each ``extra_info`` dict was read for (at least the last ``size``
+    dicts first read).
 
-    Holds the dicts it remembers, so an id is not reused while remembered.
+    Two generations of plain dicts: the current one takes new dicts; when it holds ``size``, it
+    becomes the old one and the one before is dropped. (An LRU OrderedDict cost verl's legacy
+    naive step ~2% more, in verl_legacy_step.py's loop: its links are touched on every call.)
+    Holds the dicts it remembers (up to twice ``size``), so an id is not reused while remembered.
     """
 
     def __init__(self, size: int = 16384) -> None:
         self.size = size
-        self._seen: collections.OrderedDict[int, tuple[Mapping[str, Any], str | bytes]] = collections.OrderedDict()
+        self._now: dict[int, tuple[Mapping[str, Any], str | bytes]] = {}
+        self._old: dict[int, tuple[Mapping[str, Any], str | bytes]] = {}
         self._lock = threading.Lock()
 
     def check(self, extra_info: Mapping[str, Any], response: str | bytes, path: tuple[PathPart, ...], key: str) -> None:
@@ -84,16 +88,22 @@ class SharedRowGuard:
         Raises:
             RowError: at ``path.key``, naming the cause and the configurations that work.
         """
+        at = id(extra_info)
         with self._lock:
-            seen = self._seen.get(id(extra_info))
+            now = self._now
+            seen = now.get(at)
+            if seen is None:
+                seen = self._old.get(at)
+                if seen is not None and seen[0] is extra_info:
+                    now[at] = seen  # still in use: kept into the next generation
             # A text and token ids cannot be compared (one process may score a row both ways, as the
             # bench does): the newer reading is remembered in place of the other.
             if seen is None or seen[0] is not extra_info or type(seen[1]) is not type(response):
-                self._seen[id(extra_info)] = (extra_info, response)
-                while len(self._seen) > self.size:
-                    self._seen.popitem(last=False)
+                now[at] = (extra_info, response)
+                if len(now) >= self.size:
+                    self._old = now
+                    self._now = {}
                 return
-            self._seen.move_to_end(id(extra_info))
             if seen[1] == response:
                 return
         raise RowError(

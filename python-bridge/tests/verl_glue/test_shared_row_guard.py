@@ -1,0 +1,59 @@
+"""SharedRowGuard: a dict read again for another response is refused while it is remembered, and
+the guard's memory stays bounded however many dicts pass through it."""
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gear_bridge.exceptions import RowError
+from gear_bridge.verl.row_judgments import SharedRowGuard
+
+SIZE = 8
+
+
+@settings(max_examples=300, deadline=None)
+@given(gap=st.integers(0, SIZE), again_same=st.booleans(), as_bytes=st.booleans())
+def test_a_dict_read_again_within_size_other_dicts_is_checked(gap: int, again_same: bool, as_bytes: bool) -> None:
+    guard = SharedRowGuard(size=SIZE)
+    keep: List[Dict[str, Any]] = []  # alive, as verl's batch holds them
+    for k in range(3 * SIZE):  # earlier traffic: the guard has turned over its generations
+        keep.append({"k": k})
+        guard.check(keep[-1], f"r{k}", ("extra_info",), "gear_judgments")
+    shared: Dict[str, Any] = {"gear": "row"}
+    first: str | bytes = b"\x01\x02" if as_bytes else "response a"
+    guard.check(shared, first, ("extra_info",), "gear_judgments")
+    for k in range(gap):  # at most SIZE other dicts first read in between
+        keep.append({"gap": k})
+        guard.check(keep[-1], f"g{k}", ("extra_info",), "gear_judgments")
+    again: str | bytes = first if again_same else (b"\x01\x03" if as_bytes else "response b")
+    if again_same:
+        guard.check(shared, again, ("extra_info",), "gear_judgments")
+    else:
+        with pytest.raises(RowError) as refused:
+            guard.check(shared, again, ("extra_info",), "gear_judgments")
+        assert refused.value.path == ("extra_info", "gear_judgments")
+
+
+def test_a_dict_in_use_stays_remembered_across_generations() -> None:
+    guard = SharedRowGuard(size=SIZE)
+    shared: Dict[str, Any] = {"gear": "row"}
+    keep: List[Dict[str, Any]] = []
+    guard.check(shared, "a", ("extra_info",), "k")
+    for k in range(5 * SIZE):  # read again for the same response every few dicts
+        keep.append({"k": k})
+        guard.check(keep[-1], "x", ("extra_info",), "k")
+        if k % (SIZE - 1) == 0:
+            guard.check(shared, "a", ("extra_info",), "k")
+    with pytest.raises(RowError):
+        guard.check(shared, "b", ("extra_info",), "k")
+
+
+def test_memory_is_bounded_by_twice_size() -> None:
+    guard = SharedRowGuard(size=SIZE)
+    for k in range(50 * SIZE):
+        guard.check({"k": k}, "r", ("extra_info",), "k")
+        remembered = len(guard._now) + len(guard._old)
+        assert remembered <= 2 * SIZE
