@@ -1,5 +1,6 @@
-"""SharedRowGuard: a dict read again for another response is refused while it is remembered, and
-the guard's memory stays bounded however many dicts pass through it."""
+"""SharedRowGuard: a dict read again for another response is refused while anything else holds
+it, however many dicts pass in between, and the guard's memory stays bounded by ``size`` when
+the dicts it saw are gone."""
 from __future__ import annotations
 
 from typing import Any, Dict, List
@@ -51,9 +52,28 @@ def test_a_dict_in_use_stays_remembered_across_generations() -> None:
         guard.check(shared, "b", ("extra_info",), "k")
 
 
-def test_memory_is_bounded_by_twice_size() -> None:
+def test_a_dict_held_elsewhere_is_remembered_past_any_number_of_others() -> None:
+    guard = SharedRowGuard(size=SIZE)
+    shared: Dict[str, Any] = {"gear": "row"}
+    guard.check(shared, "a", ("extra_info",), "k")
+    keep = [{"k": k} for k in range(40 * SIZE)]  # one step of many more responses than size
+    for row in keep:
+        guard.check(row, "x", ("extra_info",), "k")
+    with pytest.raises(RowError):
+        guard.check(shared, "b", ("extra_info",), "k")
+    assert guard.remembered() == len(keep) + 1
+
+
+def test_dicts_gone_elsewhere_are_dropped_memory_stays_within_size() -> None:
     guard = SharedRowGuard(size=SIZE)
     for k in range(50 * SIZE):
+        guard.check({"k": k}, "r", ("extra_info",), "k")  # the dict is gone after the call
+        assert guard.remembered() <= SIZE
+    step = [{"k": k} for k in range(3 * SIZE)]  # a step held by its batch, then let go
+    for row in step:
+        guard.check(row, "r", ("extra_info",), "k")
+    assert guard.remembered() >= len(step)
+    del step, row
+    for k in range(20 * SIZE):  # the next turnovers drop the step's dicts, and the bound comes back
         guard.check({"k": k}, "r", ("extra_info",), "k")
-        remembered = len(guard._now) + len(guard._old)
-        assert remembered <= 2 * SIZE
+    assert guard.remembered() <= SIZE

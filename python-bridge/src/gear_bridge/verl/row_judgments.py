@@ -10,6 +10,7 @@ a dict that was already seen with a different response.
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import Any, Mapping
 
@@ -64,19 +65,24 @@ def known_row_fields(
 
 
 class SharedRowGuard:
-    """Remembers which response each ``extra_info`` dict was read for (at least the last ``size``
-    dicts first read).
+    """Remembers which response each ``extra_info`` dict was read for, as long as anything else
+    holds the dict (verl's batch, for the whole step, however large the step), and some dead ones.
 
-    Two generations of plain dicts: the current one takes new dicts; when it holds ``size``, it
-    becomes the old one and the one before is dropped. (An LRU OrderedDict cost verl's legacy
-    naive step ~2% more, in verl_legacy_step.py's loop: its links are touched on every call.)
-    Holds the dicts it remembers (up to twice ``size``), so an id is not reused while remembered.
+    Two generations of plain dicts: the current one takes new dicts; when it holds ``size`` (or
+    twice what the last turnover kept), the dicts of both generations still held elsewhere become
+    the old generation and the rest are dropped. A dict held only here can never be passed again,
+    so dropping it loses nothing. A fixed window (the 16,384 most recent dicts, as before) missed
+    a group whose rollouts lay further apart in a larger step (verl's balance_batch reorders a
+    step), and kept a finished step's rows, judgments and responses alive. It holds the dicts it
+    remembers, so an id is not reused while remembered. Without reference counts (not CPython),
+    the last generation is kept whole at each turnover: the window is then ``size`` dicts.
     """
 
-    def __init__(self, size: int = 16384) -> None:
+    def __init__(self, size: int = 4096) -> None:
         self.size = size
         self._now: dict[int, tuple[Mapping[str, Any], str | bytes]] = {}
         self._old: dict[int, tuple[Mapping[str, Any], str | bytes]] = {}
+        self._turnover_at = size
         self._lock = threading.Lock()
 
     def check(self, extra_info: Mapping[str, Any], response: str | bytes, path: tuple[PathPart, ...], key: str) -> None:
@@ -94,15 +100,12 @@ class SharedRowGuard:
             seen = now.get(at)
             if seen is None:
                 seen = self._old.get(at)
-                if seen is not None and seen[0] is extra_info:
-                    now[at] = seen  # still in use: kept into the next generation
             # A text and token ids cannot be compared (one process may score a row both ways, as the
             # bench does): the newer reading is remembered in place of the other.
             if seen is None or seen[0] is not extra_info or type(seen[1]) is not type(response):
                 now[at] = (extra_info, response)
-                if len(now) >= self.size:
-                    self._old = now
-                    self._now = {}
+                if len(now) >= self._turnover_at:
+                    self._turn_over()
                 return
             if seen[1] == response:
                 return
@@ -115,7 +118,24 @@ class SharedRowGuard:
             "into a copy",
         )
 
+    def _turn_over(self) -> None:
+        merged = self._old
+        merged.update(self._now)
+        if _refcount is None:  # no reference counts (not CPython): the last generation is kept
+            kept = self._now
+        else:
+            # Held by the entry's tuple and by the call's argument alone: nothing else holds it.
+            kept = {at: entry for at, entry in merged.items() if _refcount(entry[0]) > 2}
+        self._old = kept
+        self._now = {}
+        self._turnover_at = max(self.size, 2 * len(kept))
 
+    def remembered(self) -> int:
+        """How many dicts the guard holds now."""
+        return len(self._now) + len(self._old)
+
+
+_refcount = getattr(sys, "getrefcount", None)
 _guard = SharedRowGuard()
 
 

@@ -1,0 +1,101 @@
+"""Where gear's step cost goes under verl's legacy naive manager: many paired steps, a figure to +-1%.
+
+Run with the verl venv (scripts/verl-venv) from the repository root:
+
+    PYTHONPATH=python-bridge/src:python-bridge/tests:python-bridge/tests/verl_glue:bench/python \\
+        $(scripts/verl-venv | sed -n 's/^python: //p') bench/python/verl_legacy_naive_parts.py [STEPS] [FORM]
+
+verl_legacy_step.py's medians of 30 steps move by +-2.5% between runs on this machine, more than
+the parts of gear's cost measured here. This runs STEPS (default 250) steps of the legacy naive
+manager (896 responses, judgments precomputed, FORM rows: canonical or ruscarl), each configuration
+on rows of its own that no step saw before (a base of 12 steps, retagged per step and
+configuration, so memory stays flat), every configuration running each step in turn:
+
+- flat Python (the baseline), and the same returning gear's 12 keys (verl's handling of them);
+- gear's ``compute_score_sync``;
+- the same with the shared-row guard's check skipped (what the guard costs; the guard stays
+  on in every shipped path).
+
+Per configuration: the median of each step's ratio to flat, with its standard error (from the
+quartiles) and quartiles.
+"""
+from __future__ import annotations
+
+import gc
+import statistics
+import sys
+import time
+from typing import Any, Callable, Dict, List
+
+from verl.utils import hf_tokenizer
+from verl.workers.reward_manager.naive import NaiveRewardManager as LegacyNaive
+
+import gear_bridge.verl.row_judgments as row_judgments
+from conftest import GEAR_COMMAND  # noqa: E402  (python-bridge/tests)
+from gear_bridge import EmbeddedServer
+from gear_bridge.verl.reward_fn import compute_score_sync
+from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
+from verl_step import N, PROMPTS, distinct_rows, flat_score, flat_with_gear_keys, make_step, own_rows, tokenizer_dir  # noqa: E402
+
+BASE_STEPS = 12
+
+
+class _NoCheck:
+    def check(self, *args: Any) -> None:
+        return None
+
+
+def main(steps: int, form: str) -> int:
+    tokenizer = hf_tokenizer(tokenizer_dir())
+    server = EmbeddedServer(GEAR_COMMAND, extra_args=["--log-level", "warn"]).__enter__()
+    guard = row_judgments._guard
+    try:
+        def flat(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None) -> Dict[str, float]:
+            return flat_score(extra_info)
+
+        def flat_keys(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None) -> Dict[str, float]:
+            return flat_with_gear_keys(extra_info)
+
+        def gear(*args: Any, **kwargs: Any) -> Any:
+            return compute_score_sync(*args, **kwargs, url=server.url)
+
+        def unguarded(*args: Any, **kwargs: Any) -> Any:
+            row_judgments._guard = _NoCheck()  # type: ignore[assignment]
+            try:
+                return compute_score_sync(*args, **kwargs, url=server.url, metrics=True)  # its own settings, so its own scorer
+            finally:
+                row_judgments._guard = guard
+
+        functions: List[tuple[str, Callable[..., Any]]] = [
+            ("flat Python", flat), ("flat Python, returning gear's 12 keys", flat_keys), ("compute_score_sync", gear),
+            ("compute_score_sync, the shared-row guard's check skipped", unguarded)]
+        managers = [LegacyNaive(tokenizer, 0, compute_score=function) for _, function in functions]
+        base = [make_step(tokenizer, distinct_rows(make_samples(seed=700 + k, prompts=PROMPTS, group=N, formats=(form,)), k))
+                for k in range(BASE_STEPS)]
+        for k, manager in enumerate(managers):
+            manager(own_rows(base[0], 10**6 + k), return_dict=True)  # warm-up: imports
+        gc.collect()
+        gc.freeze()
+        times: List[List[float]] = [[] for _ in managers]
+        for s in range(steps):
+            order = [(s + j) % len(managers) for j in range(len(managers))]
+            data = {k: own_rows(base[s % BASE_STEPS], s * len(managers) + k) for k in order}
+            for k in order:
+                started = time.perf_counter()
+                managers[k](data[k], return_dict=True)
+                times[k].append(time.perf_counter() - started)
+            del data
+        for (name, _), spent in zip(functions, times):
+            ratios = [t / f for t, f in zip(spent, times[0])]
+            q1, q2, q3 = statistics.quantiles(ratios, n=4)
+            error = 1.253 * (q3 - q1) / 1.349 / len(ratios) ** 0.5  # of the median, normal approximation
+            print(f"| {form} | {name} | {statistics.median(spent) * 1000:.1f} | {q2:.3f} +- {error:.3f} ({q1:.2f}-{q3:.2f}) |", flush=True)
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    print("| rows | function | ms per step (median) | function/flat per step: median +- standard error (quartiles) |\n"
+          "| --- | --- | --- | --- |", flush=True)
+    sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 250, sys.argv[2] if len(sys.argv) > 2 else "canonical"))
