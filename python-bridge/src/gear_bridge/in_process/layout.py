@@ -75,10 +75,14 @@ def compile_layout(parts: RubricParts, options: LocalOptions) -> Layout | None:
     if not parts.edges:
         return Layout(size, weights, denominator, options.clip, options.multi_parent_rule, (), ())
 
-    kept = _kept_edges(parts, index_by_id, options)
-    if kept is None:
+    edges, dropped = _resolved_edges(parts, index_by_id, options)
+    kept = _kept_in_one_pass(edges, size)
+    if kept is None:  # the edges hold a cycle
+        kept = _kept_in_order(edges, size)
+        dropped = True
+    by_child, order, repeated = kept
+    if (dropped or repeated) and options.on_invalid_edge == "reject":
         return None
-    by_child, order = kept
     gates = tuple([(child, tuple([parent for parent, _ in by_child[child]])) for child in sorted(by_child)])
     steps = tuple([(child, tuple(by_child[child])) for child in order])
     return Layout(size, weights, denominator, options.clip, options.multi_parent_rule, steps, gates)
@@ -94,39 +98,44 @@ def _retention(options: LocalOptions, relation: str, override: float | None) -> 
     return options.shared_retention if options.shared_retention is not None else options.retention[relation]
 
 
-def _kept_edges(
-    parts: RubricParts, index_by_id: dict[str, int], options: LocalOptions
-) -> tuple[dict[int, list[tuple[int, float]]], list[int]] | None:
-    """projectDag's kept edges as each child's (parent, retention) in input order, and a
-    topological order of the children; None where ``onInvalidEdge: reject`` refuses a dropped edge.
+#: An edge as positions: (parent, child, retention).
+_Placed = tuple[int, int, float]
+#: Each child's kept (parent, retention) in input order, a topological order of the children,
+#: and whether a pair seen before was dropped.
+_Kept = tuple[dict[int, list[tuple[int, float]]], list[int], bool]
 
-    An edge with an unknown id, a self-loop or a pair seen before is dropped whatever else the
-    rubric holds. When the rest has no cycle, none of it closes one in input order either, so all of
-    it is kept: one pass, and a topological order by levels (the usual rubric, ~3x cheaper than
-    projecting edge by edge). A rubric whose edges form a cycle is projected edge by edge.
-    """
-    size = len(index_by_id)
+
+def _resolved_edges(parts: RubricParts, index_by_id: dict[str, int], options: LocalOptions) -> tuple[list[_Placed], bool]:
+    """The edges in input order as positions with their retention, without the ones projectDag
+    drops whatever else the rubric holds (an unknown id, a self-loop); and whether any was."""
     get_index = index_by_id.get
-    by_child: dict[int, list[tuple[int, float]]] = {}
-    seen_pairs: set[int] = set()
+    placed: list[_Placed] = []
     dropped = False
     for parent_id, child_id, relation, override in parts.edges:
         parent = get_index(parent_id)
         child = get_index(child_id)
         if parent is None or child is None or parent == child:
             dropped = True
-            continue
+        else:
+            placed.append((parent, child, _retention(options, relation, override)))
+    return placed, dropped
+
+
+def _kept_in_one_pass(edges: list[_Placed], size: int) -> _Kept | None:
+    """projectDag for edges that hold no cycle (the usual rubric): once a pair seen before is
+    dropped, none of the rest closes a cycle in input order either, so all of it is kept, and a
+    topological order comes by levels (cheaper than projecting edge by edge). None when the
+    edges hold a cycle."""
+    by_child: dict[int, list[tuple[int, float]]] = {}
+    seen_pairs: set[int] = set()
+    repeated = False
+    for parent, child, retention in edges:
         pair = parent * size + child
         if pair in seen_pairs:
-            dropped = True
+            repeated = True
             continue
         seen_pairs.add(pair)
-        retention = _retention(options, relation, override)
-        parents = by_child.get(child)
-        if parents is None:
-            by_child[child] = [(parent, retention)]
-        else:
-            parents.append((parent, retention))
+        _add_parent(by_child, parent, child, retention)
     # Levels: a child is placed once every parent that has parents of its own is placed (a parent
     # without parents keeps p). A pass that places none means the rest holds a cycle.
     order: list[int] = []
@@ -143,38 +152,25 @@ def _kept_edges(
                 order.append(child)
                 placed.add(child)
         if len(rest) == len(pending):
-            return _projected_in_order(parts, index_by_id, options)
+            return None
         pending = rest
-    if dropped and options.on_invalid_edge == "reject":
-        return None
-    return by_child, order
+    return by_child, order, repeated
 
 
-def _projected_in_order(
-    parts: RubricParts, index_by_id: dict[str, int], options: LocalOptions
-) -> tuple[dict[int, list[tuple[int, float]]], list[int]] | None:
-    """projectDag edge by edge, for rubrics whose edges form a cycle: an edge closing a cycle with
-    the edges kept before it is dropped (and so are unknown ids, self-loops and pairs seen before)."""
+def _kept_in_order(edges: list[_Placed], size: int) -> _Kept:
+    """projectDag edge by edge, for edges that hold a cycle: an edge closing a cycle with the edges
+    kept before it is dropped, and so is a pair seen before."""
     # Reachability as bitmasks (bit j of reach[i]: j is i or below it), kept for the criteria the
     # kept edges touch: an edge closes a cycle when its parent is below its child.
-    size = len(index_by_id)
-    get_index = index_by_id.get
     reach: dict[int, int] = {}
     by_child: dict[int, list[tuple[int, float]]] = {}
     seen_pairs: set[int] = set()
-    dropped = False
-    for parent_id, child_id, relation, override in parts.edges:
-        parent = get_index(parent_id)
-        child = get_index(child_id)
-        if parent is None or child is None or parent == child:
-            dropped = True
-            continue
+    for parent, child, retention in edges:
         pair = parent * size + child
         below_child = reach.get(child)
         if below_child is None:
             below_child = reach[child] = 1 << child
         elif pair in seen_pairs or below_child >> parent & 1:
-            dropped = True
             continue
         seen_pairs.add(pair)
         parent_bit = 1 << parent
@@ -184,15 +180,16 @@ def _projected_in_order(
             for node, below in reach.items():
                 if below & parent_bit:
                     reach[node] = below | below_child
-        retention = _retention(options, relation, override)
-        parents = by_child.get(child)
-        if parents is None:
-            by_child[child] = [(parent, retention)]
-        else:
-            parents.append((parent, retention))
-    if dropped and options.on_invalid_edge == "reject":
-        return None
+        _add_parent(by_child, parent, child, retention)
     # A topological order of the criteria with parents: a criterion has more below it than any
     # criterion below it, so more first puts every parent before its children (ties by position:
     # sorted is stable).
-    return by_child, sorted(sorted(by_child), key=lambda child: -reach[child].bit_count())
+    return by_child, sorted(sorted(by_child), key=lambda child: -reach[child].bit_count()), True
+
+
+def _add_parent(by_child: dict[int, list[tuple[int, float]]], parent: int, child: int, retention: float) -> None:
+    parents = by_child.get(child)
+    if parents is None:
+        by_child[child] = [(parent, retention)]
+    else:
+        parents.append((parent, retention))
