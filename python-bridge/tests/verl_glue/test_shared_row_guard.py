@@ -77,3 +77,44 @@ def test_dicts_gone_elsewhere_are_dropped_memory_stays_within_size() -> None:
     for k in range(20 * SIZE):  # the next turnovers drop the step's dicts, and the bound comes back
         guard.check({"k": k}, "r", ("extra_info",), "k")
     assert guard.remembered() <= SIZE
+
+
+def test_threads_reading_one_dict_for_different_responses_all_but_one_are_refused() -> None:
+    """No lock per check: the one reading recorded wins, every other is refused, turnovers or not."""
+    import sys
+    import threading
+
+    guard = SharedRowGuard(size=SIZE)
+    keep: List[Dict[str, Any]] = []
+    lock = threading.Lock()
+    outcomes: List[str] = []
+    shared: Dict[str, Any] = {"gear": "row"}
+    start = threading.Barrier(8)
+
+    def worker(n: int) -> None:
+        mine = [{"t": n, "k": k} for k in range(50)]
+        with lock:
+            keep.extend(mine)
+        start.wait()
+        for k, row in enumerate(mine):  # other dicts around the shared one: turnovers meanwhile
+            guard.check(row, f"x{n}", ("extra_info",), "k")
+            if k == 25:
+                try:
+                    guard.check(shared, f"response {n}", ("extra_info",), "k")
+                    outcome = "passed"
+                except RowError:
+                    outcome = "refused"
+                with lock:
+                    outcomes.append(outcome)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter allows
+    try:
+        threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert sorted(outcomes) == ["passed"] + ["refused"] * 7

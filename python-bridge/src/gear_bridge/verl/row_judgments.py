@@ -68,14 +68,19 @@ class SharedRowGuard:
     """Remembers which response each ``extra_info`` dict was read for, as long as anything else
     holds the dict (verl's batch, for the whole step, however large the step), and some dead ones.
 
-    Two generations of plain dicts: the current one takes new dicts; when it holds ``size`` (or
-    twice what the last turnover kept), the dicts of both generations still held elsewhere become
-    the old generation and the rest are dropped. A dict held only here can never be passed again,
-    so dropping it loses nothing. A fixed window (the 16,384 most recent dicts, as before) missed
-    a group whose rollouts lay further apart in a larger step (verl's balance_batch reorders a
-    step), and kept a finished step's rows, judgments and responses alive. It holds the dicts it
-    remembers, so an id is not reused while remembered. Without reference counts (not CPython),
-    the last generation is kept whole at each turnover: the window is then ``size`` dicts.
+    Two generations of maps from ids to (dict, response): the current one takes new dicts; when it
+    holds ``size`` (or twice what the last turnover kept), the dicts of both generations still held
+    elsewhere become the old generation and the rest are dropped. A dict held only here can never
+    be passed again, so dropping it loses nothing. A fixed window (the 16,384 most recent dicts, as
+    before) missed a group whose rollouts lay further apart in a larger step (verl's balance_batch
+    reorders a step), and kept a finished step's rows alive. It holds the dicts it remembers, so an
+    id is not reused while remembered. Without reference counts (not CPython), the last generation
+    is kept whole at each turnover: the window is then ``size`` dicts.
+
+    A check takes no lock: a reading is recorded with one ``dict.setdefault`` (atomic: an int key
+    runs no Python code), and one that raced a turnover is recorded again in the new map. A lock
+    taken per call cost verl's legacy naive step ~2% (bench/python/verl_legacy_naive_parts.py);
+    only turnovers take one.
     """
 
     def __init__(self, size: int = 4096) -> None:
@@ -83,7 +88,7 @@ class SharedRowGuard:
         self._now: dict[int, tuple[Mapping[str, Any], str | bytes]] = {}
         self._old: dict[int, tuple[Mapping[str, Any], str | bytes]] = {}
         self._turnover_at = size
-        self._lock = threading.Lock()
+        self._turnover = threading.Lock()
 
     def check(self, extra_info: Mapping[str, Any], response: str | bytes, path: tuple[PathPart, ...], key: str) -> None:
         """Raises if ``extra_info`` was read before for a different response.
@@ -95,20 +100,26 @@ class SharedRowGuard:
             RowError: at ``path.key``, naming the cause and the configurations that work.
         """
         at = id(extra_info)
-        with self._lock:
+        entry = (extra_info, response)
+        while True:
             now = self._now
-            seen = now.get(at)
-            if seen is None:
-                seen = self._old.get(at)
-            # A text and token ids cannot be compared (one process may score a row both ways, as the
-            # bench does): the newer reading is remembered in place of the other.
-            if seen is None or seen[0] is not extra_info or type(seen[1]) is not type(response):
-                now[at] = (extra_info, response)
+            seen = now.setdefault(at, entry)
+            if self._now is now:  # else a turnover replaced the map meanwhile: record it in the new one
+                break
+        if seen is entry:  # this generation's first reading of the dict
+            earlier = self._old.get(at)
+            if earlier is None or earlier[0] is not extra_info or type(earlier[1]) is not type(response):
                 if len(now) >= self._turnover_at:
                     self._turn_over()
                 return
-            if seen[1] == response:
-                return
+            seen = earlier
+        elif type(seen[1]) is not type(response):
+            # A text and token ids cannot be compared (one process may score a row both ways, as the
+            # bench does): the newer reading is remembered in place of the other.
+            now[at] = entry
+            return
+        if seen[1] == response:
+            return
         raise RowError(
             (*path, key),
             f"one extra_info dict carries judgments for responses of different text: verl shares a prompt's extra_info "
@@ -119,23 +130,37 @@ class SharedRowGuard:
         )
 
     def _turn_over(self) -> None:
-        merged = self._old
-        merged.update(self._now)
-        if _refcount is None:  # no reference counts (not CPython): the last generation is kept
-            kept = self._now
-        else:
-            # Held by the entry's tuple and by the call's argument alone: nothing else holds it.
-            kept = {at: entry for at, entry in merged.items() if _refcount(entry[0]) > 2}
-        self._old = kept
-        self._now = {}
-        self._turnover_at = max(self.size, 2 * len(kept))
+        with self._turnover:
+            current = self._now
+            if len(current) < self._turnover_at:
+                return  # another thread turned it over first
+            self._now = {}
+            if _ONLY_HERE is None:  # no reference counts (not CPython): the last generation is kept whole
+                self._old = current
+            else:
+                merged = dict(self._old)
+                merged.update(current)
+                self._old = {at: merged[at] for at, count in _refcounts(merged).items() if count > _ONLY_HERE}
+            self._turnover_at = max(self.size, 2 * len(self._old))
 
     def remembered(self) -> int:
-        """How many dicts the guard holds now."""
-        return len(self._now) + len(self._old)
+        """How many dicts the guard holds now (one read in both generations counts once)."""
+        return len(self._now.keys() | self._old.keys())
 
 
 _refcount = getattr(sys, "getrefcount", None)
+
+
+def _refcounts(entries: dict[int, tuple[Any, Any]]) -> dict[int, int]:
+    """Each entry's dict's reference count, as seen from here (see _ONLY_HERE)."""
+    assert _refcount is not None
+    return {at: _refcount(entry[0]) for at, entry in entries.items()}
+
+
+#: The count _refcounts reports for a dict nothing but its entry holds: measured, not assumed (the
+#: interpreter's own references while counting differ between Python versions).
+_ONLY_HERE: int | None = None if _refcount is None else _refcounts({0: ({}, "")})[0]
+
 _guard = SharedRowGuard()
 
 
