@@ -66,11 +66,15 @@ class InProcessScorer:
         key = row.source if row.source is not None else row.key
         found = self._layouts.get(key)
         if found is None:
-            found = self._compile(row)
-            with self._lock:
-                if len(self._layouts) >= _MAX_LAYOUTS:
-                    self._layouts.clear()
-                self._layouts[key] = found
+            found = self._remember(key, self._compile(row))
+        return found
+
+    def _remember(self, key: str, found: Any) -> Any:
+        """Keeps a row's compiled entry under its key (the cache is emptied when full)."""
+        with self._lock:
+            if len(self._layouts) >= _MAX_LAYOUTS:
+                self._layouts.clear()
+            self._layouts[key] = found
         return found
 
     def _compile(self, row: GearRow) -> Any:
@@ -100,12 +104,7 @@ class InProcessScorer:
                 return self._entry(read_gear_text(spec))
             except (ValueError, RecursionError):
                 return None
-        found = self._compile_content(*usual)
-        with self._lock:
-            if len(self._layouts) >= _MAX_LAYOUTS:
-                self._layouts.clear()
-            self._layouts[spec] = found
-        return found
+        return self._remember(spec, self._compile_content(*usual))
 
     def fields(self, row: GearRow, judgment: Judgment | None, fcp: FcpCounter | None = None) -> dict[str, float | int] | None:
         """verl's fields for one response (``REWARD_KEYS`` and, with metrics, ``METRIC_KEYS``), or
