@@ -79,42 +79,52 @@ def test_dicts_gone_elsewhere_are_dropped_memory_stays_within_size() -> None:
     assert guard.remembered() <= SIZE
 
 
-def test_threads_reading_one_dict_for_different_responses_all_but_one_are_refused() -> None:
-    """No lock per check: the one reading recorded wins, every other is refused, turnovers or not."""
+def test_threads_reading_one_dict_for_different_responses_never_pass_two() -> None:
+    """No lock per check: of 8 threads reading one dict for different responses amid turnovers, at
+    most one passes, in every one of 40 rounds. (Rarely none does: a reading recorded in a map a
+    turnover had just retired, then again in the new one, can find the other's and refuse both;
+    the run stops on the error either way.) Before _retiring, ~1-4% of rounds passed two."""
     import sys
     import threading
 
-    guard = SharedRowGuard(size=SIZE)
-    keep: List[Dict[str, Any]] = []
-    lock = threading.Lock()
-    outcomes: List[str] = []
-    shared: Dict[str, Any] = {"gear": "row"}
-    start = threading.Barrier(8)
+    def one_round() -> List[str]:
+        guard = SharedRowGuard(size=SIZE)
+        keep: List[Dict[str, Any]] = []
+        lock = threading.Lock()
+        outcomes: List[str] = []
+        shared: Dict[str, Any] = {"gear": "row"}
+        start = threading.Barrier(8)
 
-    def worker(n: int) -> None:
-        mine = [{"t": n, "k": k} for k in range(50)]
-        with lock:
-            keep.extend(mine)
-        start.wait()
-        for k, row in enumerate(mine):  # other dicts around the shared one: turnovers meanwhile
-            guard.check(row, f"x{n}", ("extra_info",), "k")
-            if k == 25:
-                try:
-                    guard.check(shared, f"response {n}", ("extra_info",), "k")
-                    outcome = "passed"
-                except RowError:
-                    outcome = "refused"
-                with lock:
-                    outcomes.append(outcome)
+        def worker(n: int) -> None:
+            mine = [{"t": n, "k": k} for k in range(50)]
+            with lock:
+                keep.extend(mine)
+            start.wait()
+            for k, row in enumerate(mine):  # other dicts around the shared one: turnovers meanwhile
+                guard.check(row, f"x{n}", ("extra_info",), "k")
+                if k == 25:
+                    try:
+                        guard.check(shared, f"response {n}", ("extra_info",), "k")
+                        outcome = "passed"
+                    except RowError:
+                        outcome = "refused"
+                    with lock:
+                        outcomes.append(outcome)
 
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter allows
-    try:
         threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
+        return outcomes
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter allows
+    try:
+        rounds = [one_round() for _ in range(40)]
     finally:
         sys.setswitchinterval(interval)
-    assert sorted(outcomes) == ["passed"] + ["refused"] * 7
+    assert all(len(outcomes) == 8 for outcomes in rounds)
+    assert max(outcomes.count("passed") for outcomes in rounds) <= 1
+    # Mostly exactly one: the guard refuses by recording, not by refusing everyone.
+    assert sum(outcomes.count("passed") == 1 for outcomes in rounds) >= 30

@@ -80,13 +80,17 @@ class SharedRowGuard:
     A check takes no lock: a reading is recorded with one ``dict.setdefault`` (atomic: an int key
     runs no Python code), and one that raced a turnover is recorded again in the new map. A lock
     taken per call cost verl's legacy naive step ~2% (bench/python/verl_legacy_naive_parts.py);
-    only turnovers take one.
+    only turnovers take one. While a turnover merges the current map into the old generation, that
+    map is also ``_retiring``, so its readings are never out of sight: a check looks there before
+    the old generation, and a turnover publishes the new old generation before it clears
+    ``_retiring`` (without it, 1 run in 100 of the 8-thread test passed two responses).
     """
 
     def __init__(self, size: int = 4096) -> None:
         self.size = size
         self._now: dict[int, tuple[Mapping[str, Any], str | bytes]] = {}
         self._old: dict[int, tuple[Mapping[str, Any], str | bytes]] = {}
+        self._retiring: dict[int, tuple[Mapping[str, Any], str | bytes]] = _NONE
         self._turnover_at = size
         self._turnover = threading.Lock()
 
@@ -107,7 +111,10 @@ class SharedRowGuard:
             if self._now is now:  # else a turnover replaced the map meanwhile: record it in the new one
                 break
         if seen is entry:  # this generation's first reading of the dict
-            earlier = self._old.get(at)
+            # _retiring before _old: a turnover sets _old before it clears _retiring.
+            earlier = self._retiring.get(at)
+            if earlier is None or earlier is entry:
+                earlier = self._old.get(at)
             if earlier is None or earlier[0] is not extra_info or type(earlier[1]) is not type(response):
                 if len(now) >= self._turnover_at:
                     self._turn_over()
@@ -134,6 +141,7 @@ class SharedRowGuard:
             current = self._now
             if len(current) < self._turnover_at:
                 return  # another thread turned it over first
+            self._retiring = current
             self._now = {}
             if _ONLY_HERE is None:  # no reference counts (not CPython): the last generation is kept whole
                 self._old = current
@@ -141,12 +149,16 @@ class SharedRowGuard:
                 merged = dict(self._old)
                 merged.update(current)
                 self._old = {at: merged[at] for at, count in _refcounts(merged).items() if count > _ONLY_HERE}
+            self._retiring = _NONE
             self._turnover_at = max(self.size, 2 * len(self._old))
 
     def remembered(self) -> int:
         """How many dicts the guard holds now (one read in both generations counts once)."""
         return len(self._now.keys() | self._old.keys())
 
+
+#: No map retiring (read only, never written).
+_NONE: dict[int, tuple[Mapping[str, Any], str | bytes]] = {}
 
 _refcount = getattr(sys, "getrefcount", None)
 
