@@ -62,14 +62,16 @@ edge_types = rarely(st.sampled_from(["weak_prerequisite", "strong_prerequisite",
 node_types = rarely(st.sampled_from(["foundation", "bonus", "penalty", "trigger", "", None, 0, [], 7]), st.sampled_from(["weird", "constructor"]), 30)
 
 options = st.fixed_dictionaries({}, optional={
-    "gamma": rarely(st.sampled_from([0, 1, 1.0]), st.sampled_from([2, 0.5, -1]), 4),
+    # 0.5 and 2 are sqrt and a product in V8 (taken in-process); 3, 4 and 0.25 are real pows (left to the service).
+    "gamma": rarely(st.sampled_from([0, 1, 1.0, 2, 2.0, 0.5]), st.sampled_from([3, 4, 0.25, -1]), 4),
     "multiParentRule": rarely(st.sampled_from(["product", "arithmetic-mean", "max"]), st.sampled_from(["geometric-mean", "median"]), 4),
     "normalize": rarely(st.sampled_from(["positive-sum", "abs-sum"]), st.just("sum"), 4),
     "emptyDenominator": st.sampled_from(["divide-by-one", "zero-reward"]),
     "clip": rarely(st.booleans(), st.just(1), 4),
     "onInvalidEdge": st.sampled_from(["drop", "reject"]),
-    "sharedRetention": rarely(st.sampled_from([0.3, 0, 1]), st.just(1.5), 4),
-    "retention": st.fixed_dictionaries({}, optional={"weak": rarely(st.sampled_from([0.9, 0.0]), st.just(2.0), 4), "strong": st.just(0.5)}),
+    "sharedRetention": rarely(st.one_of(st.sampled_from([0.3, 0, 1, -0.0]), st.floats(0, 1)), st.just(1.5), 4),
+    "retention": st.fixed_dictionaries({}, optional={"weak": rarely(st.one_of(st.sampled_from([0.9, 0.0, -0.0]), st.floats(0, 1)), st.just(2.0), 4),
+                                                     "strong": st.one_of(st.just(0.5), st.floats(0, 1))}),
     "exactMaxWidth": rarely(st.just(3), st.sampled_from([0, 30]), 4),
 })
 
@@ -104,7 +106,7 @@ def canonical_rows(draw: Any) -> Dict[str, Any]:
     for _ in range(draw(st.integers(0, 9))):
         edge: Dict[str, Any] = {"parent": draw(st.sampled_from(ids + ["zz"])), "child": draw(st.sampled_from(ids)), "relation": draw(relations)}
         if draw(st.integers(0, 4)) == 2:
-            edge["retention"] = draw(rarely(st.sampled_from([0.0, 0.35, 1.0]), st.just(1.2)))
+            edge["retention"] = draw(rarely(st.one_of(st.sampled_from([0.0, 0.35, 1.0, -0.0]), st.floats(0, 1)), st.just(1.2)))
         edges.append(edge)
     rubric: Dict[str, Any] = {"criteria": criteria, "edges": edges}
     if draw(st.integers(0, 39)) == 19:

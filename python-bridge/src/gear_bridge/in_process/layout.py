@@ -90,12 +90,27 @@ def compile_layout(parts: RubricParts, options: LocalOptions) -> Layout | None:
 
 def _retention(options: LocalOptions, relation: str, override: float | None) -> float:
     """core's effectiveRetention: 1 under gamma 0, else the edge's own, the shared one or the
-    relation's (raised to gamma 1: base ** 1 is base, in V8 and in C alike)."""
+    relation's, raised to gamma as V8 raises it (see :func:`_raised`)."""
     if options.gamma == 0:
         return 1.0
     if override is not None:
-        return override
-    return options.shared_retention if options.shared_retention is not None else options.retention[relation]
+        return _raised(override, options.gamma)
+    return _raised(options.shared_retention if options.shared_retention is not None else options.retention[relation], options.gamma)
+
+
+def _raised(base: float, gamma: float) -> float:
+    """``base ** gamma`` bit for bit as V8 computes it, for the gammas options.py takes: 1, 2, 0.5.
+
+    Every pow V8 has (fdlibm's, and std::pow behind --use-std-math-pow) returns x for y = 1, x * x
+    for y = 2 and sqrt(x) for y = 0.5 (sqrt(x + 0) in the newer one: +0 for -0, as fdlibm's general
+    path gives), and its optimizing tiers lower those exponents the same way. Any other y is a real
+    pow, whose last bit differs from C's for some inputs, so it stays with the service.
+    """
+    if gamma == 1:
+        return base
+    if gamma == 2:
+        return base * base
+    return math.sqrt(base + 0.0)
 
 
 #: An edge as positions: (parent, child, retention).

@@ -1,9 +1,9 @@
 """Aggregation options as the service resolves them (core/model/options.ts), for in-process scoring.
 
-Only options whose arithmetic Python reproduces bit for bit are taken: ``gamma`` 0 or 1 (any
-other value raises retentions with ``**``, and V8's pow differs from C's in the last bit for
-about 0.1% of inputs) and every ``multiParentRule`` but ``geometric-mean`` (``** (1/n)``, the
-same). Anything else, malformed options included, is left to the service (None), which scores it
+Only options whose arithmetic Python reproduces bit for bit are taken: ``gamma`` 0, 0.5, 1 or 2
+(retentions are raised with ``**``: V8 computes x ** 2 as x * x and x ** 0.5 as sqrt(x) in every
+tier, but a real pow, which any other gamma is, differs from C's in the last bit for about 0.1% of
+inputs) and every ``multiParentRule`` but ``geometric-mean`` (``** (1/n)``, the same). Anything else, malformed options included, is left to the service (None), which scores it
 or names the bad field.
 """
 
@@ -71,7 +71,7 @@ def resolve_options(options: Mapping[str, Any] | None) -> LocalOptions | None:
         if shared is None:
             return None
     gamma = given.get("gamma", 1)
-    if not _number(gamma) or gamma not in (0, 1):
+    if not _number(gamma) or gamma not in (0, 0.5, 1, 2):
         return None
     rule = given.get("multiParentRule", "product")
     normalize = given.get("normalize", "positive-sum")
