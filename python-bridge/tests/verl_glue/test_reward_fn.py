@@ -94,6 +94,23 @@ def test_environment_settings(server: EmbeddedServer, monkeypatch: pytest.Monkey
     assert asyncio.run(main(aggregator="hard")) == expected_rewards(samples, "hard")
 
 
+def test_reward_kwargs_changed_in_place_are_read_again(server: EmbeddedServer) -> None:
+    """verl passes the same reward_kwargs objects to every call, and gear keys its settings by
+    them: a plain dict changed in place since the last call is read again."""
+    samples = make_samples(seed=6, prompts=4, group=2, formats=("canonical",))
+    options: Dict[str, Any] = {"gamma": 1}
+
+    async def main() -> List[float]:
+        return [(await compute_score("hb", s["response"], "", dict(s["extra_info"]), url=server.url, options=options))["score"] for s in samples]
+
+    assert expected_rewards(samples) != expected_rewards(samples, "flat")  # the change shows
+    assert asyncio.run(main()) == expected_rewards(samples)
+    options["gamma"] = 0  # no suppression: the flat reward
+    assert asyncio.run(main()) == expected_rewards(samples, "flat")
+    options["gamma"] = 1
+    assert asyncio.run(main()) == expected_rewards(samples)
+
+
 def test_embedded_server_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
     """With no address configured, compute_score starts this process's embedded server and scores through it."""
     monkeypatch.setenv("GEAR_SERVER_COMMAND", f"node {GEAR_CLI}")
