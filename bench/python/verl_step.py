@@ -224,6 +224,8 @@ def main() -> int:
                 configs.append((path, "on" if metrics else "off", [*lines, f"{kwargs}.metrics={metrics}"]))
             # The path of rows the in-process scorer declines (and of gear before it): the server.
             configs.append((f"{path}, server path (in_process=false)", "on", [*lines, f"{kwargs}.metrics=True", f"{kwargs}.in_process=false"]))
+            # gamma 2, as in the README's example: the server path until in-process scoring took gammas 0.5 and 2.
+            configs.append((f"{path}, gamma 2, abs-sum", "on", [*lines, f"{kwargs}.metrics=True", f"{kwargs}.options={{gamma: 2, normalize: abs-sum}}"]))
         for name, shared_data in steps.items():
             workers = [worker_for(tok, lines) for _, _, lines in configs]
             data = [[own_rows(step, k) for step in shared_data] for k in range(len(configs))]

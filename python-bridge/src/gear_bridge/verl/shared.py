@@ -83,7 +83,7 @@ def settings_from_kwargs(kwargs: Mapping[str, Any]) -> tuple[Settings, Judge | N
     # time (its reward_kwargs, merged into each call): their names and identities and the
     # environment are the key of the whole answer (~1 us, where reading them is ~3). Hashing the
     # values instead cost an OmegaConf `options` ~3 us more per call (a DictConfig hashes its
-    # repr): 7% of verl's step. The answer holds the values, so their ids stay theirs.
+    # repr), a third of a repeat call. The answer holds the values, so their ids stay theirs.
     key = (*kwargs, *map(id, kwargs.values()), _environment_key())
     found = _calls.get(key)
     if found is not None and found.unchanged():

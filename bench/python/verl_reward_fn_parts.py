@@ -1,0 +1,86 @@
+"""The reward function's step cost in verl's reward loop, by configuration: many paired steps.
+
+Run with the verl venv (scripts/verl-venv) from the repository root:
+
+    PYTHONPATH=python-bridge/src:python-bridge/tests:python-bridge/tests/verl_glue:bench/python \\
+        $(scripts/verl-venv | sed -n 's/^python: //p') bench/python/verl_reward_fn_parts.py [STEPS] [FORM]
+
+verl_step.py runs every path in 20 steps, whose medians move by +-5% between runs on this machine.
+This runs STEPS (default 60) steps of one RewardLoopWorker (the step in verl's 8 chunks of 112, one
+after the other, as verl_step.py does) with the reward-loop naive manager and a custom function,
+each configuration on rows of its own that no step saw before (a base of 12 steps, retagged per
+step and configuration), every configuration running each step in turn:
+
+- flat Python (the baseline);
+- gear's ``compute_score`` with its defaults (scored in the worker);
+- the same with ``options`` set in reward_kwargs as the README shows them (an OmegaConf container,
+  as hydra gives it): ``{gamma: 1}`` (the default's value) and ``{gamma: 2, normalize: abs-sum}``;
+- the server path (``in_process=false``: what rows the in-process scorer declines take).
+
+Per configuration: the median of each step's ratio to flat, with its standard error (from the
+quartiles) and quartiles.
+"""
+from __future__ import annotations
+
+import gc
+import statistics
+import sys
+import time
+from typing import List
+
+from verl.utils import hf_tokenizer
+
+from conftest import GEAR_COMMAND  # noqa: E402  (python-bridge/tests)
+from gear_bridge import EmbeddedServer
+from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
+from verl_step import N, PROMPTS, distinct_rows, make_step, own_rows, timed_step, tokenizer_dir, worker_for  # noqa: E402
+
+BASE_STEPS = 12
+
+
+def main(steps: int, form: str) -> int:
+    tok = tokenizer_dir()
+    tokenizer = hf_tokenizer(tok)
+    server = EmbeddedServer(GEAR_COMMAND, extra_args=["--log-level", "warn"]).__enter__()
+    try:
+        kwargs = "+reward.custom_reward_function.reward_kwargs"
+        gear = ["reward.custom_reward_function.path=pkg://gear_bridge.verl.reward_fn", "reward.custom_reward_function.name=compute_score",
+                f"{kwargs}.url={server.url}", f"{kwargs}.metrics=True"]
+        configs: List[tuple[str, List[str]]] = [
+            ("flat Python", ["reward.custom_reward_function.path=pkg://verl_step", "reward.custom_reward_function.name=flat_compute_score"]),
+            ("compute_score", gear),
+            ("compute_score, options {gamma: 1}", [*gear, f"{kwargs}.options={{gamma: 1}}"]),
+            ("compute_score, options {gamma: 2, normalize: abs-sum}", [*gear, f"{kwargs}.options={{gamma: 2, normalize: abs-sum}}"]),
+            ("compute_score, server path (in_process=false)", [*gear, f"{kwargs}.in_process=false"]),
+        ]
+        workers = [worker_for(tok, lines) for _, lines in configs]
+        base = [make_step(tokenizer, distinct_rows(make_samples(seed=700 + k, prompts=PROMPTS, group=N, formats=(form,)), k))
+                for k in range(BASE_STEPS)]
+        for k, worker in enumerate(workers):
+            timed_step(worker, own_rows(base[0], 10**6 + k))  # warm-up: imports, the connection
+        gc.collect()
+        gc.freeze()
+        times: List[List[float]] = [[] for _ in workers]
+        for s in range(steps):
+            order = [(s + j) % len(workers) for j in range(len(workers))]
+            data = {k: own_rows(base[s % BASE_STEPS], s * len(workers) + k) for k in order}
+            for k in order:
+                times[k].append(timed_step(workers[k], data[k]))
+            del data
+        for (name, _), spent in zip(configs, times):
+            ratios = [t / f for t, f in zip(spent, times[0])]
+            q1, q2, q3 = statistics.quantiles(ratios, n=4)
+            error = 1.253 * (q3 - q1) / 1.349 / len(ratios) ** 0.5  # of the median, normal approximation
+            print(f"| {form} | {name} | {statistics.median(spent) * 1000:.1f} | {q2:.3f} +- {error:.3f} ({q1:.2f}-{q3:.2f}) |", flush=True)
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    started = time.perf_counter()
+    print("| rows | function | ms per step (median) | function/flat per step: median +- standard error (quartiles) |\n"
+          "| --- | --- | --- | --- |", flush=True)
+    code = main(int(sys.argv[1]) if len(sys.argv) > 1 else 60, sys.argv[2] if len(sys.argv) > 2 else "canonical")
+    print(f"({time.perf_counter() - started:.0f} s)", flush=True)
+    sys.exit(code)
