@@ -21,10 +21,7 @@ quartiles) and quartiles.
 """
 from __future__ import annotations
 
-import gc
-import statistics
 import sys
-import time
 from typing import Any, Callable, Dict, List
 
 from verl.utils import hf_tokenizer
@@ -35,7 +32,8 @@ from conftest import GEAR_COMMAND  # noqa: E402  (python-bridge/tests)
 from gear_bridge import EmbeddedServer
 from gear_bridge.verl.reward_fn import compute_score_sync
 from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
-from verl_step import N, PROMPTS, distinct_rows, flat_score, flat_with_gear_keys, make_step, own_rows, tokenizer_dir  # noqa: E402
+from paired_steps import TABLE_HEAD, paired_times, print_ratios  # noqa: E402  (bench/python)
+from verl_step import N, PROMPTS, distinct_rows, flat_score, flat_with_gear_keys, make_step, tokenizer_dir  # noqa: E402
 
 BASE_STEPS = 12
 
@@ -72,30 +70,13 @@ def main(steps: int, form: str) -> int:
         managers = [LegacyNaive(tokenizer, 0, compute_score=function) for _, function in functions]
         base = [make_step(tokenizer, distinct_rows(make_samples(seed=700 + k, prompts=PROMPTS, group=N, formats=(form,)), k))
                 for k in range(BASE_STEPS)]
-        for k, manager in enumerate(managers):
-            manager(own_rows(base[0], 10**6 + k), return_dict=True)  # warm-up: imports
-        gc.collect()
-        gc.freeze()
-        times: List[List[float]] = [[] for _ in managers]
-        for s in range(steps):
-            order = [(s + j) % len(managers) for j in range(len(managers))]
-            data = {k: own_rows(base[s % BASE_STEPS], s * len(managers) + k) for k in order}
-            for k in order:
-                started = time.perf_counter()
-                managers[k](data[k], return_dict=True)
-                times[k].append(time.perf_counter() - started)
-            del data
-        for (name, _), spent in zip(functions, times):
-            ratios = [t / f for t, f in zip(spent, times[0])]
-            q1, q2, q3 = statistics.quantiles(ratios, n=4)
-            error = 1.253 * (q3 - q1) / 1.349 / len(ratios) ** 0.5  # of the median, normal approximation
-            print(f"| {form} | {name} | {statistics.median(spent) * 1000:.1f} | {q2:.3f} +- {error:.3f} ({q1:.2f}-{q3:.2f}) |", flush=True)
+        times = paired_times([lambda data, manager=manager: manager(data, return_dict=True) for manager in managers], base, steps)
+        print_ratios(form, [name for name, _ in functions], times)
     finally:
         server.stop()
     return 0
 
 
 if __name__ == "__main__":
-    print("| rows | function | ms per step (median) | function/flat per step: median +- standard error (quartiles) |\n"
-          "| --- | --- | --- | --- |", flush=True)
+    print(TABLE_HEAD, flush=True)
     sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 250, sys.argv[2] if len(sys.argv) > 2 else "canonical"))

@@ -22,8 +22,6 @@ quartiles) and quartiles.
 """
 from __future__ import annotations
 
-import gc
-import statistics
 import sys
 import time
 from typing import List
@@ -33,7 +31,8 @@ from verl.utils import hf_tokenizer
 from conftest import GEAR_COMMAND  # noqa: E402  (python-bridge/tests)
 from gear_bridge import EmbeddedServer
 from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
-from verl_step import N, PROMPTS, distinct_rows, make_step, own_rows, timed_step, tokenizer_dir, worker_for  # noqa: E402
+from paired_steps import TABLE_HEAD, paired_times, print_ratios  # noqa: E402  (bench/python)
+from verl_step import N, PROMPTS, distinct_rows, make_step, timed_step, tokenizer_dir, worker_for  # noqa: E402
 
 BASE_STEPS = 12
 
@@ -56,22 +55,8 @@ def main(steps: int, form: str) -> int:
         workers = [worker_for(tok, lines) for _, lines in configs]
         base = [make_step(tokenizer, distinct_rows(make_samples(seed=700 + k, prompts=PROMPTS, group=N, formats=(form,)), k))
                 for k in range(BASE_STEPS)]
-        for k, worker in enumerate(workers):
-            timed_step(worker, own_rows(base[0], 10**6 + k))  # warm-up: imports, the connection
-        gc.collect()
-        gc.freeze()
-        times: List[List[float]] = [[] for _ in workers]
-        for s in range(steps):
-            order = [(s + j) % len(workers) for j in range(len(workers))]
-            data = {k: own_rows(base[s % BASE_STEPS], s * len(workers) + k) for k in order}
-            for k in order:
-                times[k].append(timed_step(workers[k], data[k]))
-            del data
-        for (name, _), spent in zip(configs, times):
-            ratios = [t / f for t, f in zip(spent, times[0])]
-            q1, q2, q3 = statistics.quantiles(ratios, n=4)
-            error = 1.253 * (q3 - q1) / 1.349 / len(ratios) ** 0.5  # of the median, normal approximation
-            print(f"| {form} | {name} | {statistics.median(spent) * 1000:.1f} | {q2:.3f} +- {error:.3f} ({q1:.2f}-{q3:.2f}) |", flush=True)
+        times = paired_times([lambda data, worker=worker: timed_step(worker, data) for worker in workers], base, steps)
+        print_ratios(form, [name for name, _ in configs], times)
     finally:
         server.stop()
     return 0
@@ -79,8 +64,7 @@ def main(steps: int, form: str) -> int:
 
 if __name__ == "__main__":
     started = time.perf_counter()
-    print("| rows | function | ms per step (median) | function/flat per step: median +- standard error (quartiles) |\n"
-          "| --- | --- | --- | --- |", flush=True)
+    print(TABLE_HEAD, flush=True)
     code = main(int(sys.argv[1]) if len(sys.argv) > 1 else 60, sys.argv[2] if len(sys.argv) > 2 else "canonical")
     print(f"({time.perf_counter() - started:.0f} s)", flush=True)
     sys.exit(code)
