@@ -3,8 +3,9 @@
 Only options whose arithmetic Python reproduces bit for bit are taken: ``gamma`` 0, 0.5, 1 or 2
 (retentions are raised with ``**``: V8 computes x ** 2 as x * x and x ** 0.5 as sqrt(x) in every
 tier, but a real pow, which any other gamma is, differs from C's in the last bit for about 0.1% of
-inputs) and every ``multiParentRule`` but ``geometric-mean`` (``** (1/n)``, the same). Anything else, malformed options included, is left to the service (None), which scores it
-or names the bad field.
+inputs) and every ``multiParentRule`` but ``geometric-mean`` (``** (1/n)``, the same). Anything
+else, malformed options included, is left to the service (None), which scores it or names the bad
+field.
 """
 
 from __future__ import annotations

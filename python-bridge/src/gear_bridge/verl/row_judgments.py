@@ -83,7 +83,7 @@ class SharedRowGuard:
     only turnovers take one. While a turnover merges the current map into the old generation, that
     map is also ``_retiring``, so its readings are never out of sight: a check looks there before
     the old generation, and a turnover publishes the new old generation before it clears
-    ``_retiring`` (without it, 1 run in 100 of the 8-thread test passed two responses).
+    ``_retiring`` (without it, 1-4% of rounds of the 8-thread test passed two responses).
     """
 
     def __init__(self, size: int = 4096) -> None:
