@@ -2,13 +2,17 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
+import json
 import random
+import subprocess
 from typing import Any, Dict, List
 
 from cases import gear_spec, healthbench_records, random_scores
 from conftest import start_server
 from gear_bridge import EmbeddedServer, JudgeScores, RowError, RubricRegistry, Scorer, ScoreRequest, parse_row
 from gear_bridge.asyncio import connect
+from gear_bridge.rows import _ranks_in_javascript_order
 from older_server import OlderServer
 
 
@@ -159,3 +163,73 @@ def test_a_bad_new_rubric_fails_only_its_own_responses(server: EmbeddedServer) -
         assert [g for k, g in enumerate(got) if k != 2] == alone
 
     asyncio.run(main())
+
+
+def test_scoring_requests_carry_criterion_texts_as_their_ranks(server: EmbeddedServer) -> None:
+    """Rubrics go to the server with each criterion's text replaced by its rank among the rubric's
+    texts, inline in columns and in registrations alike, everything else as given; every
+    aggregator's rewards (gear-exact's tie-breaks read the texts' order) equal those of the full
+    rubrics sent inline; a text that is not a string is still refused at its own field."""
+    rng = random.Random(6)
+    requests = []
+    for form in ("canonical", "official-gear"):
+        for record, graph in healthbench_records():
+            row = parse_row({"gear": gear_spec(record, graph, form)})
+            scores = random_scores(rng, row.criteria_count)
+            requests.append(ScoreRequest(row, "r", JudgeScores(tuple(scores["p"]), tuple(scores["d"]))))
+
+    def texts(entry: Dict[str, Any]) -> List[Any]:
+        if "rubric" in entry:
+            return [c["text"] for c in entry["rubric"]["criteria"]]
+        return [item["criterion"] for item in entry["reward_model"]["rubrics"]]
+
+    def without_texts(entry: Dict[str, Any]) -> Any:
+        field, items, text = ("rubric", "criteria", "text") if "rubric" in entry else ("reward_model", "rubrics", "criterion")
+        return {**entry[field], items: [{k: v for k, v in item.items() if k != text} for item in entry[field][items]]}
+
+    async def main() -> None:
+        for aggregator in ("flat", "hard", "gear", "gear-exact", "auto"):
+            with OlderServer(server.url, missing_methods=[], unknown_params=[]) as recorder:
+                async with connect(recorder.url) as client:
+                    in_columns = await Scorer(client).score(requests, aggregator=aggregator)
+                    registering = Scorer(client)
+                    registering.columns_register = False
+                    registered_first = await registering.score(requests, aggregator=aggregator)
+                sent = [r for r in recorder.requests if r["method"] in ("rubric.scoreColumns", "rubric.registerBatch")]
+            async with connect(server.url) as client:
+                full = [(await client.score(r.judgment.to_wire(), aggregator=aggregator, **r.row.rubric_ref()))["reward"]  # type: ignore[union-attr]
+                        for r in requests]
+            assert [s.reward for s in in_columns] == [s.reward for s in registered_first] == full, aggregator
+        assert [r["method"] for r in sent] == ["rubric.scoreColumns", "rubric.registerBatch", "rubric.scoreColumns"]
+        assert "rubrics" not in sent[2]["params"]  # by id
+        entries = [*sent[0]["params"]["rubrics"], *sent[1]["params"]["items"]]
+        rows = list({r.row.key: r.row for r in requests}.values())
+        assert len(entries) == 2 * len(rows) and len(rows) > 50  # each distinct row once per request, in order
+        for entry, row in zip(entries, rows + rows):
+            assert without_texts(entry) == without_texts(row.rubric_ref())  # all else as given
+            original, ranks = texts(row.rubric_ref()), texts(entry)
+            assert all(rank.isdigit() and len(rank) == len(ranks[0]) for rank in ranks)
+            for a, b in itertools.product(range(len(ranks)), repeat=2):
+                assert (ranks[a] < ranks[b]) == (original[a] < original[b])  # ASCII texts: Python's order is JavaScript's
+
+        bad = parse_row({"gear": {"format": "canonical", "rubric": {"criteria": [{"id": "a", "text": 5, "weight": 1}]}}})
+        async with connect(server.url) as client:
+            [error] = await Scorer(client).score_each([ScoreRequest(bad, "r", JudgeScores((1.0,)))])
+        assert isinstance(error, RowError) and error.path == ("extra_info", "gear", "rubric", "criteria", 0, "text"), error
+
+    asyncio.run(main())
+
+
+def test_text_ranks_order_texts_as_javascript_does() -> None:
+    """Ranks compare as node compares the texts (UTF-16 code units: lone surrogates, astral
+    characters, private-use ones, prefixes), and equal texts get equal ranks."""
+    alphabet = ["", "a", "ab", "B", "\ud800", "\udfff", "\ue000", "\uffff", "\U0001f600", "\U00010000", "\u00e9", "e\u0301", " "]
+    rng = random.Random(7)
+    lists = [[rng.choice(alphabet) + rng.choice(alphabet) for _ in range(rng.randint(1, 12))] for _ in range(300)]
+    script = ("const lists = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+              "process.stdout.write(JSON.stringify(lists.map((t) => t.map((x) => t.map((y) => (x < y ? -1 : x === y ? 0 : 1))))));")
+    text = json.dumps(lists)  # lone surrogates as \\u escapes, which JSON.parse keeps as they are
+    javascript = json.loads(subprocess.run(["node", "-e", script], input=text, capture_output=True, text=True, check=True).stdout)
+    for texts, order in zip(lists, javascript):
+        ranks = _ranks_in_javascript_order(texts)
+        assert [[(x > y) - (x < y) for y in ranks] for x in ranks] == order, texts

@@ -95,6 +95,38 @@ class GearRow:
             raise ValueError(f"a {self.format} row is scored through its host, not by rubric reference")
         return {self.content_field: self.content}
 
+    def scoring_ref(self) -> dict[str, Any]:
+        """:meth:`rubric_ref` as the server scores it: each criterion's text (canonical ``text``,
+        official ``criterion``) replaced by its rank among the rubric's texts, as digits of equal width.
+
+        The server reads a criterion's text for one thing: to order criteria where exact inference
+        needs a tie-break (core/compile/canonical-rank.ts compares texts as JavaScript does). Ranks
+        in that order (equal texts, equal ranks) order them the same, so every aggregator's rewards
+        are the same floats (tested, gear-exact included). In training rows the texts were over half
+        of a ``rubric.scoreColumns`` request (52 KB of JSON per 112 responses) and half of the
+        server's time on it. A rubric with a text that is not a string is sent as it is (the server
+        names it). Rubrics registered this way serve scoring only: nothing here asks the server for
+        a registered rubric's texts.
+        """
+        if self.is_host:
+            raise ValueError(f"a {self.format} row is scored through its host, not by rubric reference")
+        items_field, text_field = ("criteria", "text") if self.format == "canonical" else ("rubrics", "criterion")
+        content = self.content
+        items = content.get(items_field)
+        if not isinstance(items, list) or not all(isinstance(item, Mapping) and isinstance(item.get(text_field), str) for item in items):
+            return {self.content_field: content}
+        ranks = _ranks_in_javascript_order([item[text_field] for item in items])
+        return {self.content_field: {**content, items_field: [{**item, text_field: rank} for item, rank in zip(items, ranks)]}}
+
+
+def _ranks_in_javascript_order(texts: list[str]) -> list[str]:
+    """Each text's rank among the distinct ``texts`` in JavaScript's string order (UTF-16 code units,
+    which UTF-16-BE bytes compare in), as decimal digits of one width (which compare as the ranks do)."""
+    distinct = sorted(set(texts), key=lambda text: text.encode("utf-16-be", "surrogatepass"))
+    width = len(str(len(distinct) - 1))
+    rank = {text: f"{k:0{width}d}" for k, text in enumerate(distinct)}
+    return [rank[text] for text in texts]
+
 
 @dataclass(frozen=True)
 class JudgeScores:

@@ -1,4 +1,5 @@
-"""Rubric registration cache: inline rubric content -> the server's ``rubricId``.
+"""Rubric registration cache: inline rubric content -> the server's ``rubricId`` (registered as scored:
+criterion texts blank, see :meth:`GearRow.scoring_ref`).
 
 Each distinct rubric is registered once per connection (concurrent first uses share one
 ``rubric.register``); calls then refer to it by id. The server may forget an id (it restarted, or
@@ -121,7 +122,7 @@ class RubricRegistry:
     async def _register_batch(self, rows: list[GearRow], futures: dict[str, asyncio.Future[Registration]]) -> None:
         try:
             try:
-                results = await self.client.register_rubrics([row.rubric_ref() for row in rows])
+                results = await self.client.register_rubrics([row.scoring_ref() for row in rows])
             except MethodNotFound:
                 logger.info("the server has no rubric.registerBatch; registering rubrics one by one")
                 self.batch_registration = False  # an older server
@@ -158,7 +159,7 @@ class RubricRegistry:
 
     async def _register(self, row: GearRow) -> Registration:
         self.registrations += 1
-        return self._remember(row, await self.client.register_rubric(**row.rubric_ref()))
+        return self._remember(row, await self.client.register_rubric(**row.scoring_ref()))
 
     def _remember(self, row: GearRow, info: dict[str, Any]) -> Registration:
         """Records a ``rubric.register`` result as ``row``'s registration (dropping the oldest beyond ``max_rubrics``)."""

@@ -278,7 +278,7 @@ class Scorer:
                     continue
                 sent.append(index)
                 registrations.append(registration)
-                ref = requests[index].row.rubric_ref() if inline else {"rubricId": registration.rubric_id}
+                ref = requests[index].row.scoring_ref() if inline else {"rubricId": registration.rubric_id}
                 items.append((ref, judgment))
             if not items:
                 return
@@ -580,7 +580,7 @@ class Scorer:
                     if isinstance(column, Registration):
                         entries.append({"rubricId": column.rubric_id})
                     else:
-                        entries.append(column.rubric_ref())
+                        entries.append(column.scoring_ref())
                         new_rows[key] = (k, column)
                 index.append(k)
             params["rubrics"] = entries
