@@ -104,8 +104,8 @@ class GearRow:
         in that order (equal texts, equal ranks) order them the same, so every aggregator's rewards
         are the same floats (tested, gear-exact included). In training rows the texts were over half
         of a ``rubric.scoreColumns`` request (52 KB of JSON per 112 responses) and half of the
-        server's time on it. A rubric with a text that is not a string is sent as it is (the server
-        names it). Rubrics registered this way serve scoring only: nothing here asks the server for
+        server's time on it. A rubric with a criterion that is not an object with a string text is
+        sent as it is (the server names what is wrong). Rubrics registered this way serve scoring only: nothing here asks the server for
         a registered rubric's texts.
         """
         if self.is_host:
@@ -113,19 +113,31 @@ class GearRow:
         items_field, text_field = ("criteria", "text") if self.format == "canonical" else ("rubrics", "criterion")
         content = self.content
         items = content.get(items_field)
-        if not isinstance(items, list) or not all(isinstance(item, Mapping) and isinstance(item.get(text_field), str) for item in items):
+        if type(items) is not list:
             return {self.content_field: content}
-        ranks = _ranks_in_javascript_order([item[text_field] for item in items])
+        texts: list[str] = []
+        for item in items:
+            text = item.get(text_field) if type(item) is dict else None
+            if type(text) is not str:
+                return {self.content_field: content}  # the server names what is wrong
+            texts.append(text)
+        ranks = _ranks_in_javascript_order(texts)
         return {self.content_field: {**content, items_field: [{**item, text_field: rank} for item, rank in zip(items, ranks)]}}
 
 
 def _ranks_in_javascript_order(texts: list[str]) -> list[str]:
     """Each text's rank among the distinct ``texts`` in JavaScript's string order (UTF-16 code units,
     which UTF-16-BE bytes compare in), as decimal digits of one width (which compare as the ranks do)."""
-    distinct = sorted(set(texts), key=lambda text: text.encode("utf-16-be", "surrogatepass"))
-    width = len(str(len(distinct) - 1))
-    rank = {text: f"{k:0{width}d}" for k, text in enumerate(distinct)}
+    distinct = set(texts)
+    # ASCII texts (the usual ones) order the same by code point: sorting them needs no encoding.
+    ordered = sorted(distinct) if all(text.isascii() for text in distinct) else sorted(distinct, key=_utf16)
+    width = len(str(len(ordered) - 1))
+    rank = {text: f"{k:0{width}d}" for k, text in enumerate(ordered)}
     return [rank[text] for text in texts]
+
+
+def _utf16(text: str) -> bytes:
+    return text.encode("utf-16-be", "surrogatepass")
 
 
 @dataclass(frozen=True)
