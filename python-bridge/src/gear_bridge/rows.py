@@ -105,8 +105,8 @@ class GearRow:
         are the same floats (tested, gear-exact included). In training rows the texts were over half
         of a ``rubric.scoreColumns`` request (52 KB of JSON per 112 responses) and half of the
         server's time on it. A rubric with a criterion that is not an object with a string text is
-        sent as it is (the server names what is wrong). Rubrics registered this way serve scoring only: nothing here asks the server for
-        a registered rubric's texts.
+        sent as it is (the server names what is wrong). Rubrics registered this way serve scoring
+        only: nothing here asks the server for a registered rubric's texts.
         """
         if self.is_host:
             raise ValueError(f"a {self.format} row is scored through its host, not by rubric reference")

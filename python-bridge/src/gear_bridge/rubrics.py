@@ -1,5 +1,5 @@
-"""Rubric registration cache: inline rubric content -> the server's ``rubricId`` (registered as scored:
-criterion texts blank, see :meth:`GearRow.scoring_ref`).
+"""Rubric registration cache: inline rubric content -> the server's ``rubricId`` (registered as the
+server scores it: criterion texts as their ranks, see :meth:`GearRow.scoring_ref`).
 
 Each distinct rubric is registered once per connection (concurrent first uses share one
 ``rubric.register``); calls then refer to it by id. The server may forget an id (it restarted, or
