@@ -15,6 +15,7 @@ step and configuration), every configuration running each step in turn:
 - gear's ``compute_score`` with its defaults (scored in the worker);
 - the same with ``options`` set in reward_kwargs as the README shows them (an OmegaConf container,
   as hydra gives it): ``{gamma: 1}`` (the default's value) and ``{gamma: 2, normalize: abs-sum}``;
+- ``aggregator=gear-exact`` and ``aggregator=auto`` (exact inference, scored in the worker);
 - the server path (``in_process=false``: what rows the in-process scorer declines take).
 
 Per configuration: the median of each step's ratio to flat, with its standard error (from the
@@ -50,6 +51,8 @@ def main(steps: int, form: str) -> int:
             ("compute_score", gear),
             ("compute_score, options {gamma: 1}", [*gear, f"{kwargs}.options={{gamma: 1}}"]),
             ("compute_score, options {gamma: 2, normalize: abs-sum}", [*gear, f"{kwargs}.options={{gamma: 2, normalize: abs-sum}}"]),
+            ("compute_score, aggregator=gear-exact", [*gear, f"{kwargs}.aggregator=gear-exact"]),
+            ("compute_score, aggregator=auto", [*gear, f"{kwargs}.aggregator=auto"]),
             ("compute_score, server path (in_process=false)", [*gear, f"{kwargs}.in_process=false"]),
         ]
         workers = [worker_for(tok, lines) for _, lines in configs]

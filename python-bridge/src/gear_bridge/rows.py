@@ -42,6 +42,7 @@ __all__ = [
     "parse_judgment",
     "parse_scores",
     "parse_judge_outputs",
+    "javascript_string_keys",
 ]
 
 #: The ``extra_info`` key that holds the rubric.
@@ -134,6 +135,12 @@ def _ranks_in_javascript_order(texts: list[str]) -> list[str]:
     width = len(str(len(ordered) - 1))
     rank = {text: f"{k:0{width}d}" for k, text in enumerate(ordered)}
     return [rank[text] for text in texts]
+
+
+def javascript_string_keys(texts: Sequence[str]) -> Sequence[str] | list[bytes]:
+    """Keys that compare as JavaScript compares ``texts`` (``<``: by UTF-16 code units): the texts
+    themselves when all are ASCII (code points order the same there), else their UTF-16-BE bytes."""
+    return texts if all(text.isascii() for text in texts) else [_utf16(text) for text in texts]
 
 
 def _utf16(text: str) -> bytes:

@@ -72,8 +72,12 @@ options = st.fixed_dictionaries({}, optional={
     "sharedRetention": rarely(st.one_of(st.sampled_from([0.3, 0, 1, -0.0]), st.floats(0, 1)), st.just(1.5), 4),
     "retention": st.fixed_dictionaries({}, optional={"weak": rarely(st.one_of(st.sampled_from([0.9, 0.0, -0.0]), st.floats(0, 1)), st.just(2.0), 4),
                                                      "strong": st.one_of(st.just(0.5), st.floats(0, 1))}),
-    "exactMaxWidth": rarely(st.just(3), st.sampled_from([0, 30]), 4),
+    "exactMaxWidth": rarely(st.sampled_from([1, 2, 3, 20]), st.sampled_from([0, 30, 2.5]), 4),
+    "autoExactMaxCost": rarely(st.sampled_from([0, 3, 8, 20, 4096, 2**53]), st.sampled_from([-1, 0.5, 2**60]), 4),
 })
+# Criterion texts: exact inference breaks its visiting order's ties by them (then weight, role,
+# position), in JavaScript's order (UTF-16 code units: an astral character sorts before U+FF5E).
+texts = st.sampled_from(["criterion", "criterion", "Criterion b", "criterion a", "\u00e9t\u00e9", "\U0001F600 x", "\uff5e x", ""])
 
 
 @st.composite
@@ -84,7 +88,7 @@ def canonical_rows(draw: Any) -> Dict[str, Any]:
         ids[1] = ids[0]  # a repeated id: the service refuses it
     criteria = []
     for criterion_id in ids:
-        criterion: Dict[str, Any] = {"id": criterion_id, "text": f"criterion {criterion_id}", "weight": draw(weights)}
+        criterion: Dict[str, Any] = {"id": criterion_id, "text": draw(texts), "weight": draw(weights)}
         if draw(st.booleans()):
             criterion["role"] = draw(st.sampled_from(["foundation", "bonus", "penalty", "activation"]))
         # A criterion the service refuses, now and then (the readers' checks, one field at a time).
@@ -103,7 +107,7 @@ def canonical_rows(draw: Any) -> Dict[str, Any]:
             criterion["weight"] = draw(st.sampled_from([10**400, 2**53 + 1, -(2**60)]))
         criteria.append(criterion)
     edges = []
-    for _ in range(draw(st.integers(0, 9))):
+    for _ in range(draw(st.integers(0, 12))):
         edge: Dict[str, Any] = {"parent": draw(st.sampled_from(ids + ["zz"])), "child": draw(st.sampled_from(ids)), "relation": draw(relations)}
         if draw(st.integers(0, 4)) == 2:
             edge["retention"] = draw(rarely(st.one_of(st.sampled_from([0.0, 0.35, 1.0, -0.0]), st.floats(0, 1)), st.just(1.2)))
@@ -130,7 +134,7 @@ def official_rows(draw: Any) -> Dict[str, Any]:
     count = draw(st.integers(1, 7))
     items = []
     for k in range(count):
-        item: Dict[str, Any] = {"criterion": f"criterion {k}", "points": draw(weights)}
+        item: Dict[str, Any] = {"criterion": draw(texts), "points": draw(weights)}
         if draw(st.booleans()):
             item["id"] = f"c{k}" if draw(st.integers(0, 9)) != 5 else "c0"  # now and then a repeated id
         if draw(st.integers(0, 3)) == 1:
@@ -145,7 +149,7 @@ def official_rows(draw: Any) -> Dict[str, Any]:
 @st.composite
 def grader_rows(draw: Any) -> Dict[str, Any]:
     count = draw(st.integers(1, 7))
-    rubrics = [{"criterion": f"criterion {k}", "points": draw(weights), "tags": []} for k in range(count)]
+    rubrics = [{"criterion": draw(texts), "points": draw(weights), "tags": []} for k in range(count)]
     prompt: Any = [{"role": "user", "content": "Is a potassium of 3.9 low?"}]
     if draw(st.integers(0, 19)) == 9:
         prompt = draw(st.sampled_from([[], [{"role": "robot", "content": "x"}], "text"]))
@@ -223,7 +227,7 @@ def cases(draw: Any) -> Dict[str, Any]:
             judgments = json.dumps(judgments)  # well-formed, as JSON text
     chosen = draw(options) if draw(st.integers(0, 3)) == 1 else {}
     return {"spec": spec, "judgments": judgments, "options": chosen or None,
-            "aggregator": draw(rarely(st.sampled_from(["gear", "gear", "flat", "hard"]), st.sampled_from(["auto", "gear-exact"]))),
+            "aggregator": draw(st.sampled_from(["gear", "flat", "hard", "gear-exact", "auto", "auto"])),
             "metrics": draw(st.booleans())}
 
 
@@ -248,7 +252,8 @@ def test_in_process_answers_only_what_the_service_answers_the_same(server: Embed
     sample = Sample(row, "", judgment)
     # Each path counts the response for the step's FCP (the legacy batch manager's figure) alike.
     counted = case["aggregator"] in IN_PROCESS_METHODS and not row.is_host and isinstance(judgment, JudgeScores)
-    text_fcp, local_fcp = FcpCounter(case["aggregator"]), FcpCounter(case["aggregator"])
+    fcp_of = "gear" if case["aggregator"] == "auto" else case["aggregator"]  # auto's step FCP is gear's (batch.py)
+    text_fcp, local_fcp = FcpCounter(fcp_of), FcpCounter(fcp_of)
     local = InProcessScorer(load_settings(**kwargs)).fields(row, judgment, local_fcp if counted else None)
     assert text_scorer.fields_of_text_row(extra_info["gear"], case["judgments"], text_fcp if counted else None) == direct, case
     if direct is not None:

@@ -61,7 +61,7 @@ def expected_rewards(samples: Sequence[Dict[str, Any]], aggregator: str = "gear"
     rubric_lines, rubric_at = [], []
     host_lines: Dict[str, List[Dict[str, Any]]] = {}
     host_at: Dict[str, List[int]] = {}
-    key = {"flat": "flat", "hard": "hard", "gear": "gear", "gear-exact": "gear_exact"}[aggregator]
+    key = {"flat": "flat", "hard": "hard", "gear": "gear", "gear-exact": "gear_exact", "auto": "auto"}[aggregator]
     for index, sample in enumerate(samples):
         gear = sample["extra_info"]["gear"]
         spec = json.loads(gear) if isinstance(gear, str) else gear
@@ -76,7 +76,9 @@ def expected_rewards(samples: Sequence[Dict[str, Any]], aggregator: str = "gear"
             host_lines.setdefault(spec["format"], []).append({"row": spec["row"], "response": sample["response"], "judge_outputs": judgments})
             host_at.setdefault(spec["format"], []).append(index)
     if rubric_lines:
-        out += [(i, line[key]) for i, line in zip(rubric_at, cli_aggregate(rubric_lines))]
+        # `gear aggregate` prints every aggregator's reward, and which one auto took (auto_method).
+        out += [(i, line[key] if key != "auto" else line["gear_exact" if line["auto_method"] == "gear-exact" else "gear"])
+                for i, line in zip(rubric_at, cli_aggregate(rubric_lines))]
     for host, lines in host_lines.items():
         out += [(i, line["reward"]) for i, line in zip(host_at[host], cli_score(host, aggregator, lines))]
     return [reward for _, reward in sorted(out)]

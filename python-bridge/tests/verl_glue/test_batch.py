@@ -67,14 +67,16 @@ def test_batch_manager_call_shape(server: EmbeddedServer) -> None:
     assert delta(after, final, "rubric.register") == 0 and delta(after, final, "rubric.registerBatch") == 0
 
 
-def test_the_steps_fcp_figure_is_diagnostics_fcp_of_its_scores(server: EmbeddedServer) -> None:
+@pytest.mark.parametrize("aggregator", ["gear", "gear-exact", "auto"])
+def test_the_steps_fcp_figure_is_diagnostics_fcp_of_its_scores(server: EmbeddedServer, aggregator: str) -> None:
     """fcp_leakage from the scoring request equals what diagnostics.fcp gives for the same step (the
-    path a server without rubric.scoreColumns' fcp takes), and every reward is the same."""
+    path a server without rubric.scoreColumns' fcp takes), and every reward is the same; so do the
+    figure and rewards scored in this process (gear-exact's FCP is of its own scores, auto's of gear's)."""
     samples = make_samples(seed=14, prompts=12, group=4, formats=("canonical", "official-gear"))
 
     def run(url: str, in_process: bool = False) -> List[Dict[str, Any]]:
         return compute_score_batched([s["extra_info"]["index"] for s in samples], [s["response"] for s in samples], [""] * len(samples),
-                                     [dict(s["extra_info"]) for s in samples], url=url, aggregator="gear", in_process=in_process)
+                                     [dict(s["extra_info"]) for s in samples], url=url, aggregator=aggregator, in_process=in_process)
 
     scores = run(server.url)
     # Scored in this process (no request at all), the step's figure is the same float.
@@ -95,12 +97,12 @@ def test_the_steps_fcp_figure_is_diagnostics_fcp_of_its_scores(server: EmbeddedS
 
 
 def test_mixed_formats_go_out_as_one_request_per_method(server: EmbeddedServer) -> None:
-    """Rubric rows and host rows of one list make one rubric.scoreColumns and one host.scoreBatch."""
+    """On the server path, rubric rows and host rows of one list make one rubric.scoreColumns and one host.scoreBatch."""
     samples = make_samples(seed=12, prompts=8, group=3)
     before = by_method(server.url)
     scores = compute_score_batched(
         [s["extra_info"]["index"] for s in samples], [s["response"] for s in samples], [""] * len(samples),
-        [dict(s["extra_info"]) for s in samples], url=server.url, aggregator="gear-exact", metrics=False,
+        [dict(s["extra_info"]) for s in samples], url=server.url, aggregator="gear-exact", metrics=False, in_process=False,
     )
     after = by_method(server.url)
     assert [s["score"] for s in scores] == expected_rewards(samples, "gear-exact")

@@ -19,7 +19,8 @@ class FcpCounter:
     """Leakage and preservation of one aggregator's effective scores, over every relation, threshold 0.5.
 
     Args:
-        aggregator: the aggregator (flat, hard or gear) whose scores :meth:`add` is given.
+        aggregator: the aggregator (flat, hard, gear or gear-exact; auto's step FCP is gear's) whose
+            scores :meth:`add` is given.
     """
 
     def __init__(self, aggregator: str) -> None:

@@ -21,6 +21,7 @@ _DEFAULT_RETENTION = {"weak": 0.6, "strong": 0.2, "activation": 0.0}
 _KEYS = frozenset({"retention", "sharedRetention", "gamma", "multiParentRule", "normalize", "emptyDenominator", "clip",
                    "onInvalidEdge", "exactMaxWidth", "autoExactMaxCost"})
 _RULES = ("product", "arithmetic-mean", "max")
+_MAX_SAFE_INTEGER = 2**53 - 1
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,10 @@ class LocalOptions:
     empty_denominator: str
     clip: bool
     on_invalid_edge: str
+    #: Read by exact inference (gear-exact, auto): the widest table it builds (2^width cells) and
+    #: the plan cost up to which auto takes it.
+    exact_max_width: int = 20
+    auto_exact_max_cost: float = 4096
 
 
 def _number(value: Any) -> bool:
@@ -82,15 +87,15 @@ def resolve_options(options: Mapping[str, Any] | None) -> LocalOptions | None:
     if (rule not in _RULES or normalize not in ("positive-sum", "abs-sum") or empty not in ("divide-by-one", "zero-reward")
             or type(clip) is not bool or invalid_edge not in ("drop", "reject")):
         return None
-    # Read only by exact inference, which runs in the service; checked so bad values still fail there.
-    if "exactMaxWidth" in given and not _integer(given["exactMaxWidth"], 1, 24):
-        return None
-    if "autoExactMaxCost" in given and not _integer(given["autoExactMaxCost"], 0, math.inf):
-        return None
-    return LocalOptions(retention, shared, float(gamma), rule, normalize, empty, clip, invalid_edge)
+    width = given.get("exactMaxWidth", 20)
+    cost = given.get("autoExactMaxCost", 4096)
+    if not _integer(width, 1, 24) or not _integer(cost, 0, _MAX_SAFE_INTEGER):
+        return None  # zod's int() takes at most Number.MAX_SAFE_INTEGER
+    return LocalOptions(retention, shared, float(gamma), rule, normalize, empty, clip, invalid_edge, int(width), float(cost))
 
 
 def host_options(options: LocalOptions) -> LocalOptions:
     """RuscaRL's and MeRF's options: the host's normalization over the user's (adapters/ruscarl/format.ts)."""
     return LocalOptions(options.retention, options.shared_retention, options.gamma, options.multi_parent_rule,
-                        "positive-sum", "zero-reward", False, options.on_invalid_edge)
+                        "positive-sum", "zero-reward", False, options.on_invalid_edge, options.exact_max_width,
+                        options.auto_exact_max_cost)

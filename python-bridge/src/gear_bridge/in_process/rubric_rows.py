@@ -33,13 +33,15 @@ Edge = tuple[str, str, str, "float | None"]
 class RubricParts(NamedTuple):
     """A rubric's criteria (ids and weights in input order) and its edges, as the service reads them.
 
-    Roles are checked where they are read but not kept: they only decide which edges core reports
-    as unusual, never a score.
+    Texts and roles ('' for none) decide no score: exact inference's visiting order breaks its ties
+    by them (core/compile/canonical-rank.ts), so that order does not depend on ids or input order.
     """
 
     ids: tuple[str, ...]
     weights: tuple[float, ...]
     edges: tuple[Edge, ...]
+    texts: tuple[str, ...]
+    roles: tuple[str, ...]
 
 
 _ABSENT = object()
@@ -78,6 +80,8 @@ def read_canonical(rubric: Any) -> RubricParts | None:
         return None
     ids: list[str] = []
     weights: list[float] = []
+    texts: list[str] = []
+    roles: list[str] = []
     for item in criteria:
         if type(item) is not dict:
             return None
@@ -95,10 +99,13 @@ def read_canonical(rubric: Any) -> RubricParts | None:
             weight = _finite_number(weight)
             if weight is None:
                 return None
-        if type(criterion_id) is not str or not criterion_id or type(item.get("text")) is not str:
+        text = item.get("text")
+        if type(criterion_id) is not str or not criterion_id or type(text) is not str:
             return None
         ids.append(criterion_id)
         weights.append(weight)
+        texts.append(text)
+        roles.append("" if role is _ABSENT else role)
     read_edges: list[Edge] = []
     for edge in edges:
         if type(edge) is not dict:
@@ -118,7 +125,7 @@ def read_canonical(rubric: Any) -> RubricParts | None:
             if retention is None or not 0 <= retention <= 1:
                 return None
         read_edges.append((parent, child, relation, retention))
-    return RubricParts(tuple(ids), tuple(weights), tuple(read_edges))
+    return RubricParts(tuple(ids), tuple(weights), tuple(read_edges), tuple(texts), tuple(roles))
 
 
 def _js_truthy(value: Any) -> bool:
@@ -130,9 +137,10 @@ def _js_truthy(value: Any) -> bool:
     return True
 
 
-def _official(points: list[float], declared_ids: list[Any] | None, tags: list[Any] | None, graph: Any) -> RubricParts | None:
-    """readOfficialRewardModel on rubric items already read (their points, and their ``id`` and
-    ``tags`` fields unless RuscaRL's, which carry neither), with the graph as given."""
+def _official(points: list[float], texts: list[str], declared_ids: list[Any] | None, tags: list[Any] | None,
+              graph: Any) -> RubricParts | None:
+    """readOfficialRewardModel on rubric items already read (their points and criterion texts, and
+    their ``id`` and ``tags`` fields unless RuscaRL's, which carry neither), with the graph as given."""
     if graph is not None:
         if type(graph) is not dict:
             return None
@@ -150,6 +158,7 @@ def _official(points: list[float], declared_ids: list[Any] | None, tags: list[An
             if type(node_id) is str and node_id:
                 node_type[node_id] = node.get("node_type")
     ids: list[str] = []
+    roles: list[str] = []
     for index in range(len(points)):
         item_id = declared_ids[index] if declared_ids is not None else None
         criterion_id = item_id if type(item_id) is str and item_id else f"r{index + 1}"
@@ -159,9 +168,14 @@ def _official(points: list[float], declared_ids: list[Any] | None, tags: list[An
         if not _js_truthy(declared):
             item_tags = tags[index] if tags is not None else None
             declared = item_tags.get("node_type") if type(item_tags) is dict else None
-        if type(declared) is str and declared not in _NODE_TYPE_TO_ROLE:
-            return None
+        if type(declared) is str:
+            role = _NODE_TYPE_TO_ROLE.get(declared)
+            if role is None:
+                return None
+        else:
+            role = "penalty" if points[index] < 0 else "foundation"
         ids.append(criterion_id)
+        roles.append(role)
     edges: list[Edge] = []
     for raw in raw_edges:
         if type(raw) is not dict:
@@ -173,24 +187,27 @@ def _official(points: list[float], declared_ids: list[Any] | None, tags: list[An
         if relation is None:
             return None  # an unknown type (or an Object.prototype name the service reads strangely)
         edges.append((parent, child, relation, None))
-    return RubricParts(tuple(ids), tuple(points), tuple(edges))
+    return RubricParts(tuple(ids), tuple(points), tuple(edges), tuple(texts), tuple(roles))
 
 
-def _points(rubrics: Any) -> list[float] | None:
-    """The points of rubric items (at least one), each with a string criterion and a number of
-    points. RuscaRL's reader takes numbers only; the official one also numeric strings, which are
-    left to the service here (None)."""
+def _points(rubrics: Any) -> tuple[list[float], list[str]] | None:
+    """The points and criterion texts of rubric items (at least one), each with a string criterion
+    and a number of points. RuscaRL's reader takes numbers only; the official one also numeric
+    strings, which are left to the service here (None)."""
     if type(rubrics) is not list or not rubrics:
         return None
     points: list[float] = []
+    texts: list[str] = []
     for item in rubrics:
-        if type(item) is not dict or type(item.get("criterion")) is not str:
+        if type(item) is not dict:
             return None
+        text = item.get("criterion")
         value = _finite_number(item.get("points"))
-        if value is None:
+        if type(text) is not str or value is None:
             return None
         points.append(value)
-    return points
+        texts.append(text)
+    return points, texts
 
 
 def read_official(reward_model: Any) -> RubricParts | None:
@@ -198,10 +215,10 @@ def read_official(reward_model: Any) -> RubricParts | None:
     if type(reward_model) is not dict:
         return None
     rubrics: Any = reward_model.get("rubrics")
-    points = _points(rubrics)  # also checks that rubrics is a list of objects
-    if points is None:
+    read = _points(rubrics)  # also checks that rubrics is a list of objects
+    if read is None:
         return None
-    return _official(points, [item.get("id") for item in rubrics], [item.get("tags") for item in rubrics], reward_model.get("graph"))
+    return _official(*read, [item.get("id") for item in rubrics], [item.get("tags") for item in rubrics], reward_model.get("graph"))
 
 
 def read_ruscarl(row: Any) -> RubricParts | None:
@@ -217,7 +234,7 @@ def read_ruscarl(row: Any) -> RubricParts | None:
     reward_model = row.get("reward_model")
     if type(reward_model) is not dict:
         return None
-    points = _points(reward_model.get("rubrics"))
-    if points is None:
+    read = _points(reward_model.get("rubrics"))
+    if read is None:
         return None
-    return _official(points, None, None, reward_model.get("graph"))
+    return _official(*read, None, None, reward_model.get("graph"))

@@ -1,8 +1,8 @@
 """Rewards of judged responses computed in the worker process, where they equal the service's.
 
 :class:`InProcessScorer` scores a response whose judgments are at hand (judge scores of a
-canonical or official-gear row, or RuscaRL / MeRF grader outputs) under the flat, hard or gear
-aggregator, with the same floats as the service (the differential tests in
+canonical or official-gear row, or RuscaRL / MeRF grader outputs) under every aggregator (flat,
+hard, gear, gear-exact, auto), with the same floats as the service (the differential tests in
 python-bridge/tests/in_process check that against a real ``gear serve``). It answers None
 whenever it cannot be sure of that (see options.py, rubric_rows.py, layout.py,
 grader_output.py): the response then goes to the service, which scores it or names what is wrong.
@@ -16,6 +16,7 @@ from typing import Any, Sequence
 from ..rows import GearRow, JudgeScores, Judgment, read_gear_text, usual_gear_text, usual_scores
 from ..settings import HOSTS, Settings
 from .aggregate import gear_scores, hard_scores, reward
+from .exact import DECLINED, ExactPlan, exact_plan, exact_scores
 from .fcp import FcpCounter
 from .grader_output import UNREAD, read_verdict
 from .layout import Layout, compile_layout
@@ -24,8 +25,9 @@ from .rubric_rows import RubricParts, read_canonical, read_official, read_ruscar
 
 __all__ = ["InProcessScorer", "in_process_scorer", "IN_PROCESS_METHODS"]
 
-#: The aggregators scored in-process (gear-exact and auto run in the service).
-IN_PROCESS_METHODS = ("flat", "hard", "gear")
+#: The aggregators scored in-process.
+IN_PROCESS_METHODS = ("flat", "hard", "gear", "gear-exact", "auto")
+_EXACT_METHODS = ("gear-exact", "auto")
 #: Hosts whose judge outputs are read in-process.
 _GRADER_HOSTS = ("ruscarl", "merf")
 _READERS = {"canonical": read_canonical, "official-gear": read_official}
@@ -81,7 +83,7 @@ class InProcessScorer:
         return self._compile_content(row.format, row.content)
 
     def _compile_content(self, form: str, content: Any) -> Any:
-        """The (layout, is a host row) of a row's format and content, or _DECLINED."""
+        """The (layout, is a host row, exact plan or None) of a row's format and content, or _DECLINED."""
         parts: RubricParts | None
         options = self._options
         host = form in HOSTS
@@ -93,7 +95,10 @@ class InProcessScorer:
         if parts is None or options is None:
             return _DECLINED
         layout = compile_layout(parts, options)
-        return _DECLINED if layout is None else (layout, host)
+        if layout is None:
+            return _DECLINED
+        plan = exact_plan(layout, parts, options, self._aggregator) if self._aggregator in _EXACT_METHODS else None
+        return _DECLINED if plan is DECLINED else (layout, host, plan)
 
     def _entry_of_text(self, spec: str) -> Any:
         """:meth:`_entry` of a row that came as the JSON text ``spec``, read straight to its
@@ -116,11 +121,11 @@ class InProcessScorer:
         if entry is _DECLINED:
             self.declined += 1
             return None
-        layout, host = entry
+        layout, host, plan = entry
         if host:
-            out = None if isinstance(judgment, JudgeScores) else self._host_fields(layout, judgment)
+            out = None if isinstance(judgment, JudgeScores) else self._host_fields(layout, plan, judgment)
         elif isinstance(judgment, JudgeScores) and len(judgment.p) == layout.size:
-            out = self._aggregated(layout, judgment.p, judgment.d, fcp)
+            out = self._aggregated(layout, plan, judgment.p, judgment.d, fcp)
         else:
             out = None  # the service names the miscount
         if out is None:
@@ -147,17 +152,18 @@ class InProcessScorer:
                 return None  # the caller's reading names the field
         if entry is _DECLINED:
             return None
-        layout, host = entry
+        layout, host, plan = entry
         if host:
-            out = self._host_fields(layout, judgments) if type(judgments) is list and _STRINGS.issuperset(map(type, judgments)) else None
+            out = (self._host_fields(layout, plan, judgments) if type(judgments) is list and _STRINGS.issuperset(map(type, judgments))
+                   else None)
         else:
             usual = usual_scores(judgments)
-            out = self._aggregated(layout, usual[0], usual[1], fcp) if usual is not None and len(usual[0]) == layout.size else None
+            out = self._aggregated(layout, plan, usual[0], usual[1], fcp) if usual is not None and len(usual[0]) == layout.size else None
         if out is not None:
             self.scored += 1
         return out
 
-    def _host_fields(self, layout: Layout, judgment: Sequence[str]) -> dict[str, float | int] | None:
+    def _host_fields(self, layout: Layout, plan: ExactPlan | None, judgment: Sequence[str]) -> dict[str, float | int] | None:
         weights = layout.weights
         p: list[float] = []
         met: list[bool] = []
@@ -174,35 +180,55 @@ class InProcessScorer:
                 verdict = weight < 0
             p.append(1.0 if verdict else 0.0)
             met.append(bool(verdict))
-        return self._aggregated(layout, p, met, None, _ruscarl_reward(weights, met), unread)
+        return self._aggregated(layout, plan, p, met, None, _ruscarl_reward(weights, met), unread)
 
-    def _aggregated(self, layout: Layout, p: Sequence[float], d: Sequence[bool] | None, fcp: FcpCounter | None,
-                    native: float | None = None, unread: int = 0) -> dict[str, float | int]:
+    def _aggregated(self, layout: Layout, plan: ExactPlan | None, p: Sequence[float], d: Sequence[bool] | None,
+                    fcp: FcpCounter | None, native: float | None = None, unread: int = 0) -> dict[str, float | int] | None:
         """verl's fields from p and the decisions d (None: p >= 0.5); ``native`` is the host's own
-        reward (a rubric row's is the flat one)."""
+        reward (a rubric row's is the flat one). ``plan``: exact inference's, for gear-exact and for
+        auto where it takes exact inference. None where the service must score the response."""
         # p holds floats and the ints 0 and 1 (JSON): Python's arithmetic on them is core's on doubles.
         # Effective scores equal to p (every gate open, every parent fully met: the usual case when
         # judges answer 0 or 1) have p's reward: the same terms, the same correctly rounded sum.
         aggregator = self._aggregator
         flat = reward(layout, p)
+        # auto runs mean-field where it takes no exact plan: its scores are gear's.
+        mean_field = aggregator == "gear" or aggregator == "auto" and plan is None
+        gear_q: list[float] | None = None
         if aggregator == "flat":
-            q = p
+            q: Sequence[float] = p
             score = flat
         else:
-            q = gear_scores(layout, p) if aggregator == "gear" else hard_scores(layout, p, d)
+            if mean_field:
+                q = gear_q = gear_scores(layout, p)
+            elif aggregator == "hard":
+                q = hard_scores(layout, p, d)
+            else:
+                assert plan is not None
+                exact = exact_scores(plan, p)
+                if exact is None:
+                    return None
+                q = exact
             score = flat if q == p else reward(layout, q)
         if fcp is not None:
-            if fcp.aggregator != aggregator:
+            # A step's FCP of auto is gear's (it resolves per rubric; FCP takes one method).
+            if fcp.aggregator != ("gear" if aggregator == "auto" else aggregator):
                 raise ValueError(f"an FCP counter of {fcp.aggregator} given the scores of {aggregator}")
-            fcp.add(layout, p, q)
+            if aggregator == "auto":
+                if gear_q is None:
+                    gear_q = gear_scores(layout, p)
+                fcp.add(layout, p, gear_q)
+            else:
+                fcp.add(layout, p, q)
         if native is None:
             native = flat
         if not self._metrics:
             return _fields(score, native, layout.size, unread)
-        if aggregator == "gear":
+        if mean_field:
             gear = score
         else:
-            gear_q = gear_scores(layout, p)
+            if gear_q is None:
+                gear_q = gear_scores(layout, p)
             gear = flat if gear_q == p else reward(layout, gear_q)
         if aggregator == "hard":
             hard = score
