@@ -59,7 +59,8 @@ def random_rubric(rng: random.Random) -> Dict[str, Any]:
 def random_graph(rng: random.Random) -> Dict[str, Any]:
     count = rng.randint(2, 11)
     ids = [f"c{k}" for k in range(count)]
-    edges = [(rng.choice(ids), rng.choice(ids), rng.choice(RELATIONS)) for _ in range(rng.randint(1, 3 * count))]
+    # Dense graphs (wide tables), and sparse ones as rubrics are (criteria without parents or children).
+    edges = [(rng.choice(ids), rng.choice(ids), rng.choice(RELATIONS)) for _ in range(rng.randint(1, rng.choice([count, 3 * count])))]
     options = {"retention": {"weak": rng.choice([0.6, 0.2, 0.5]), "strong": rng.choice([0.2, 0.5])}, "gamma": rng.choice([0, 0.5, 1, 2])}
     if rng.random() < 0.5:
         criteria = []
@@ -78,6 +79,16 @@ def random_graph(rng: random.Random) -> Dict[str, Any]:
     return {"format": "official-gear", "rubric": model, "options": options}
 
 
+def _linked(layout: Any) -> List[bool]:
+    """Whether each criterion has a parent or a child in the compiled graph."""
+    linked = [False] * layout.size
+    for child, edges in layout.steps:
+        linked[child] = True
+        for parent, _ in edges:
+            linked[parent] = True
+    return linked
+
+
 def test_exact_plans_and_gates_are_cores() -> None:
     rng = random.Random(11)
     specs = [random_rubric(rng) for _ in range(400)]
@@ -86,7 +97,7 @@ def test_exact_plans_and_gates_are_cores() -> None:
                              (core / "compile" / "canonical-rank.js").as_uri()],
                             input=json.dumps(specs), capture_output=True, text=True, check=True)
     core_plans: List[Dict[str, Any]] = json.loads(result.stdout)
-    tied = wide = 0
+    tied = wide = alone = 0
     for spec, core in zip(specs, core_plans):
         parts = (read_canonical if spec["format"] == "canonical" else read_official)(spec["rubric"])
         assert parts is not None, spec
@@ -109,4 +120,6 @@ def test_exact_plans_and_gates_are_cores() -> None:
         assert mine == core, spec
         tied += len(set(zip(parts.texts, parts.weights))) < len(parts.texts)
         wide += plan.max_width >= 3  # sums of 8 cells and more, where the order of additions shows
-    assert tied > 100 and wide > 40, (tied, wide)  # criteria only role or position tells apart; wide tables
+        alone += not all(_linked(layout))
+    # Criteria only role or position tells apart; wide tables; criteria without parents or children.
+    assert tied > 100 and wide > 40 and alone > 100, (tied, wide, alone)

@@ -101,7 +101,13 @@ def exact_plan(layout: Layout, parts: RubricParts, options: LocalOptions, aggreg
     steps = []
     for step, node in enumerate(plan.order):
         n = 1 << plan.widths[step]
-        gates = None if not parents[node] else _per_cell(gate_table(retentions[node]), plan.bits[step], n)
+        if not parents[node]:
+            gates = None
+        elif len(parents[node]) == 1:  # gate_table((r,)) is (r, 1.0): the parent fails or holds
+            retention, bit = retentions[node][0], plan.bits[step][0]
+            gates = tuple([1.0 if f >> bit & 1 else retention for f in range(n)])
+        else:
+            gates = _per_cell(gate_table(retentions[node]), plan.bits[step], n)
         width = plan.widths[step] + (1 if plan.grows[step] else 0)
         sums = []
         for bit in plan.removals[step]:
@@ -130,7 +136,13 @@ def _parents(layout: Layout) -> tuple[list[tuple[int, ...]], list[tuple[float, .
 
 
 def _plan(size: int, parents: Sequence[tuple[int, ...]], rank: Sequence[int]) -> EliminationPlan:
-    """planElimination, step for step."""
+    """planElimination, step for step: each step visits the ready criterion that leaves the
+    narrowest frontier, then the lowest peak, then the lowest rank (as one int key here).
+
+    The criteria with neither parents nor children (most of a rubric) come first, by rank: at the
+    start the frontier is empty, their key is (0, 0) and every other ready criterion's, a root with
+    children, is (1, 1); and visiting one changes nothing. So the loop need not scan them.
+    """
     child_count = [0] * size
     child_lists: list[list[int]] = [[] for _ in range(size)]
     for child in range(size):
@@ -139,25 +151,36 @@ def _plan(size: int, parents: Sequence[tuple[int, ...]], rank: Sequence[int]) ->
             child_lists[parent].append(child)
     parents_left = [len(p) for p in parents]
     children_left = list(child_count)
-    ready = [node for node in range(size) if not parents[node]]
+    joins_of = [1 if count else 0 for count in child_count]
+    order = sorted([node for node in range(size) if not parents[node] and not child_count[node]], key=rank.__getitem__)
+    ready = [node for node in range(size) if not parents[node] and child_count[node]]
     frontier: list[int] = []
-    order: list[int] = []
-    widths: list[int] = []
-    grows: list[bool] = []
-    bits: list[tuple[int, ...]] = []
-    removals: list[list[int]] = []
+    widths: list[int] = [0] * len(order)
+    grows: list[bool] = [False] * len(order)
+    bits: list[tuple[int, ...]] = [()] * len(order)
+    removals: list[list[int]] = [[] for _ in order]
     max_width = 0
-    cost = 0
-    for _ in range(size):
-        # The ready criterion that leaves the narrowest frontier, then the lowest peak, then the lowest rank.
-        best = min(ready, key=lambda node: (len(frontier) + (child_count[node] > 0) - sum(1 for parent in parents[node]
-                                                                                          if children_left[parent] == 1),
-                                            len(frontier) + (child_count[node] > 0), rank[node]))
+    cost = len(order)  # 2^0 cells each
+    base = size + 1  # keys (after, peak, rank) as ((after * base) + peak) * base + rank: each part lies in [0, size]
+    for _ in range(size - len(order)):
+        width = len(frontier)
+        best = -1
+        best_key = -1
+        for node in ready:
+            joins = joins_of[node]
+            freed = 0
+            for parent in parents[node]:
+                if children_left[parent] == 1:
+                    freed += 1
+            key = ((width + joins - freed) * base + width + joins) * base + rank[node]
+            if best_key < 0 or key < best_key:
+                best = node
+                best_key = key
         ready.remove(best)
         order.append(best)
-        widths.append(len(frontier))
+        widths.append(width)
         bits.append(tuple([frontier.index(parent) for parent in parents[best]]))
-        cost += 1 << len(frontier)
+        cost += 1 << width
         joins = child_count[best] > 0
         grows.append(joins)
         if joins:
@@ -223,6 +246,24 @@ def exact_scores(plan: ExactPlan, p: Sequence[float]) -> list[float] | None:
     q = list(p)  # a criterion without parents keeps its p
     for node, n, grows, gates, removals in plan.steps:
         pi = p[node]
+        if n == 2 and gates is not None:  # the usual step (one parent in the table), written out
+            c0 = t[0]
+            c1 = t[1]
+            g0, g1 = gates
+            mass = 0.0 + c0 + c1
+            if mass == 0:
+                return None
+            q[node] = pi * ((0.0 + c0 * g0 + c1 * g1) / mass)
+            if grows:
+                a0 = pi * g0
+                a1 = pi * g1
+                t[2] = c0 * a0
+                t[3] = c1 * a1
+                t[0] = c0 * (1 - a0)
+                t[1] = c1 * (1 - a1)
+            for low, high in removals:
+                t[: len(low)] = [t[a] + t[b] for a, b in zip(low, high)]
+            continue
         cells = t[:n]
         if gates is None:  # a criterion without parents joins the table: an outer product
             off = 1 - pi
