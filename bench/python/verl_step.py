@@ -72,6 +72,13 @@ def flat_score(extra_info: Any) -> Dict[str, float]:
     elif spec["format"] == "official-gear":
         weights = [r["points"] for r in spec["reward_model"]["rubrics"]]
         p = judgments["p"]
+    elif spec["format"] == "gear":  # the official judge's one output: {"k": {"criteria_met", "prob_met"}}
+        weights = [r["points"] for r in spec["row"]["reward_model"]["rubrics"]]
+        try:
+            graded = json.loads(judgments[0])
+            p = [float(graded[str(k + 1)]["prob_met"]) for k in range(len(weights))]
+        except (ValueError, KeyError, TypeError):
+            p = [0.0] * len(weights)
     else:
         weights = [r["points"] for r in spec["row"]["reward_model"]["rubrics"]]
         p = []

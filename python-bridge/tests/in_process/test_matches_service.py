@@ -72,8 +72,8 @@ options = st.fixed_dictionaries({}, optional={
     "sharedRetention": rarely(st.one_of(st.sampled_from([0.3, 0, 1, -0.0]), st.floats(0, 1)), st.just(1.5), 4),
     "retention": st.fixed_dictionaries({}, optional={"weak": rarely(st.one_of(st.sampled_from([0.9, 0.0, -0.0]), st.floats(0, 1)), st.just(2.0), 4),
                                                      "strong": st.one_of(st.just(0.5), st.floats(0, 1))}),
-    "exactMaxWidth": rarely(st.sampled_from([1, 2, 3, 20]), st.sampled_from([0, 30, 2.5]), 4),
-    "autoExactMaxCost": rarely(st.sampled_from([0, 3, 8, 20, 4096, 2**53]), st.sampled_from([-1, 0.5, 2**60]), 4),
+    "exactMaxWidth": rarely(st.sampled_from([2, 3, 20, 20]), st.sampled_from([0, 30, 2.5]), 6),
+    "autoExactMaxCost": rarely(st.sampled_from([0, 3, 8, 20, 4096, 2**53 - 1]), st.sampled_from([-1, 0.5, 2**53, 2**60]), 6),
 })
 # Criterion texts: exact inference breaks its visiting order's ties by them (then weight, role,
 # position), in JavaScript's order (UTF-16 code units: an astral character sorts before U+FF5E).
@@ -157,6 +157,59 @@ def grader_rows(draw: Any) -> Dict[str, Any]:
     return {"format": draw(st.sampled_from(["ruscarl", "merf"])), "row": row}
 
 
+@st.composite
+def official_host_rows(draw: Any) -> Dict[str, Any]:
+    """Host ``gear`` rows: the official GEAR row (a conversation and a reward_model with ids and tags)."""
+    spec = draw(official_rows())
+    model = spec["reward_model"]
+    if draw(st.integers(0, 19)) == 5 and model["rubrics"]:
+        model["rubrics"][0]["tags"] = draw(st.sampled_from([{"verifier": "rule", "function": "f"}, ["verifier:rule", "function:f"],
+                                                              {"verifier": "llm"}, ["axis:accuracy"]]))
+    prompt: Any = [{"role": "user", "content": "Is a potassium of 3.9 low?"}]
+    if draw(st.integers(0, 19)) == 9:
+        prompt = draw(st.sampled_from([[], [{"role": "robot", "content": "x"}], "text"]))
+    return {"format": "gear", "row": {"prompt": prompt, "reward_model": model}}
+
+
+def verdict(draw: Any) -> Dict[str, Any]:
+    met = draw(st.booleans())
+    prob = draw(rarely(st.one_of(st.sampled_from([1, 0.5, 1.0] if met else [0, 0.5, 0.0]), st.floats(0.5, 1) if met else st.floats(0, 0.5)),
+                       st.sampled_from([1.5, -0.2, 0.3 if met else 0.7, "0.9", None, True]), 30))
+    item: Dict[str, Any] = {"criteria_met": met, "prob_met": prob}
+    if draw(st.booleans()):
+        item = {"explanation": draw(st.sampled_from(["ok", "a \"quoted\" word", "line\nbreak", "caf\u00e9"])), **item}
+    return item
+
+
+@st.composite
+def official_outputs(draw: Any, count: int) -> str:
+    """The official batch judge's output for ``count`` criteria: mostly the JSON the prompt asks for."""
+    items = {str(k + 1): verdict(draw) for k in range(count)}
+    odd = draw(rarely(st.none(), st.sampled_from(["key", "extra", "fence", "think", "text", "nested", "list", "drop", "nan", "escape"]), 8))
+    if odd == "key" and items:
+        items = {("0" + key if key == "1" else key): value for key, value in items.items()}
+    elif odd == "extra":
+        items["summary"] = "done"  # type: ignore[assignment]
+    elif odd == "nested" and items:
+        items["1"] = {**items["1"], "why": {"a": 1}}
+    elif odd == "drop" and items:
+        items.pop(str(count))
+    elif odd == "nan" and items:
+        items["1"] = {**items["1"], "prob_met": float("nan")}
+    text = json.dumps(items, ensure_ascii=odd != "escape")
+    if odd == "fence":
+        text = f"```json\n{text}\n```"
+    elif odd == "think":
+        text = f"<think>{{\"1\": 3}}</think>{text}"
+    elif odd == "text":
+        text = f"Here are the grades: {text}"
+    elif odd == "list":
+        text = json.dumps(list(items.values()))
+    elif odd == "escape":
+        text = text.replace("ok", "\\u006fk")
+    return text
+
+
 CLEAN = '{"explanation": "The response states it.", "criteria_met": %s}'
 grader_outputs = rarely(st.one_of(
     st.sampled_from(["true", "false"]).map(lambda v: CLEAN % v),
@@ -209,7 +262,7 @@ def scores_for(draw: Any, count: int) -> Any:
 
 @st.composite
 def cases(draw: Any) -> Dict[str, Any]:
-    spec = draw(st.one_of(canonical_rows(), official_rows(), grader_rows()))
+    spec = draw(st.one_of(canonical_rows(), official_rows(), grader_rows(), official_host_rows()))
     if spec["format"] == "canonical":
         count = len(spec["rubric"]["criteria"])
     elif spec["format"] == "official-gear":
@@ -218,6 +271,8 @@ def cases(draw: Any) -> Dict[str, Any]:
         count = len(spec["row"]["reward_model"]["rubrics"])
     if spec["format"] in ("canonical", "official-gear"):
         judgments: Any = scores_for(draw, count + (1 if draw(st.integers(0, 39)) == 19 else 0))
+    elif spec["format"] == "gear":
+        judgments = [draw(official_outputs(count))] * draw(rarely(st.just(1), st.sampled_from([0, 2]), 20))
     else:
         judgments = [draw(grader_outputs) for _ in range(count + draw(rarely(st.just(0), st.sampled_from([-1, 1]), 6)))]
         flaw = draw(rarely(st.just("none"), st.sampled_from(["item", "text"]), 8))
@@ -263,8 +318,10 @@ def test_in_process_answers_only_what_the_service_answers_the_same(server: Embed
     service = served(server.url, sample, **kwargs)
     if local is None:
         tally["declined"] += 1
+        tally[f"declined {row.format}"] = tally.get(f"declined {row.format}", 0) + 1
         return
     tally["in_process"] += 1
+    tally[f"in_process {row.format}"] = tally.get(f"in_process {row.format}", 0) + 1
     assert not isinstance(service, (RowError, ConfigError)), (service, case)
     assert list(local) == list(service) and local == service, case
 

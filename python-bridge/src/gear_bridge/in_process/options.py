@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-__all__ = ["LocalOptions", "resolve_options", "host_options"]
+__all__ = ["LocalOptions", "resolve_options", "host_options", "gear_host_options"]
 
 _RELATIONS = ("weak", "strong", "activation")
 _DEFAULT_RETENTION = {"weak": 0.6, "strong": 0.2, "activation": 0.0}
@@ -92,6 +92,13 @@ def resolve_options(options: Mapping[str, Any] | None) -> LocalOptions | None:
     if not _integer(width, 1, 24) or not _integer(cost, 0, _MAX_SAFE_INTEGER):
         return None  # zod's int() takes at most Number.MAX_SAFE_INTEGER
     return LocalOptions(retention, shared, float(gamma), rule, normalize, empty, clip, invalid_edge, int(width), float(cost))
+
+
+def gear_host_options(options: LocalOptions) -> LocalOptions:
+    """The official GEAR host's options: its normalization over the user's (adapters/official-gear/format.ts)."""
+    return LocalOptions(options.retention, options.shared_retention, options.gamma, options.multi_parent_rule,
+                        "positive-sum", "divide-by-one", options.clip, options.on_invalid_edge, options.exact_max_width,
+                        options.auto_exact_max_cost)
 
 
 def host_options(options: LocalOptions) -> LocalOptions:

@@ -1,7 +1,8 @@
 """A row's rubric read as the service reads it, for in-process scoring.
 
 Canonical rubrics (core/model/rubric.ts), official GEAR ``reward_model``s
-(core/formats/official-gear.ts) and RuscaRL / MeRF rows (adapters/ruscarl/format.ts) become one
+(core/formats/official-gear.ts), official GEAR host rows (adapters/official-gear/format.ts) and
+RuscaRL / MeRF rows (adapters/ruscarl/format.ts) become one
 :class:`RubricParts`. Each reader returns None for anything the service would refuse or read in a
 way not reproduced here (a numeric-string weight, an unknown node or edge type, a ``null`` where a
 field must be absent, a rubric over the service's default limits): those rows go to the service,
@@ -13,7 +14,9 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
-__all__ = ["RubricParts", "Edge", "read_canonical", "read_official", "read_ruscarl", "MAX_CRITERIA", "MAX_EDGES"]
+from .official_output import is_rule_verified
+
+__all__ = ["RubricParts", "Edge", "read_canonical", "read_official", "read_official_row", "read_ruscarl", "MAX_CRITERIA", "MAX_EDGES"]
 
 #: The service's default limits (python-bridge/service/limits.ts): a larger rubric is its to refuse.
 MAX_CRITERIA = 512
@@ -221,16 +224,33 @@ def read_official(reward_model: Any) -> RubricParts | None:
     return _official(*read, [item.get("id") for item in rubrics], [item.get("tags") for item in rubrics], reward_model.get("graph"))
 
 
-def read_ruscarl(row: Any) -> RubricParts | None:
-    """RuscarlRowSchema (a conversation and reward_model.rubrics), ids r1..rK, roles from the graph's nodes only."""
-    if type(row) is not dict:
-        return None
-    prompt = row.get("prompt")
+def _conversation(prompt: Any) -> bool:
+    """ConversationSchema: at least one message, each with a chat role and string content."""
     if type(prompt) is not list or not prompt:
-        return None
+        return False
     for message in prompt:
         if type(message) is not dict or message.get("role") not in _CHAT_ROLES or type(message.get("content")) is not str:
-            return None
+            return False
+    return True
+
+
+def read_official_row(row: Any) -> RubricParts | None:
+    """OfficialGearRowSchema (host ``gear``: a conversation and an official reward_model), read as
+    read_official reads the reward_model; a row that may hold rule-verified items is left to the
+    service (their criteria are not judged)."""
+    if type(row) is not dict or not _conversation(row.get("prompt")):
+        return None
+    reward_model: Any = row.get("reward_model")
+    parts = read_official(reward_model)
+    if parts is None or is_rule_verified(reward_model["rubrics"]):
+        return None
+    return parts
+
+
+def read_ruscarl(row: Any) -> RubricParts | None:
+    """RuscarlRowSchema (a conversation and reward_model.rubrics), ids r1..rK, roles from the graph's nodes only."""
+    if type(row) is not dict or not _conversation(row.get("prompt")):
+        return None
     reward_model = row.get("reward_model")
     if type(reward_model) is not dict:
         return None

@@ -1,7 +1,8 @@
 """Rewards of judged responses computed in the worker process, where they equal the service's.
 
 :class:`InProcessScorer` scores a response whose judgments are at hand (judge scores of a
-canonical or official-gear row, or RuscaRL / MeRF grader outputs) under every aggregator (flat,
+canonical or official-gear row, RuscaRL / MeRF grader outputs, or the official GEAR batch judge's
+outputs of a ``gear`` host row) under every aggregator (flat,
 hard, gear, gear-exact, auto), with the same floats as the service (the differential tests in
 python-bridge/tests/in_process check that against a real ``gear serve``). It answers None
 whenever it cannot be sure of that (see options.py, rubric_rows.py, layout.py,
@@ -20,16 +21,19 @@ from .exact import DECLINED, ExactPlan, exact_plan, exact_scores
 from .fcp import FcpCounter
 from .grader_output import UNREAD, read_verdict
 from .layout import Layout, compile_layout
-from .options import LocalOptions, host_options, resolve_options
-from .rubric_rows import RubricParts, read_canonical, read_official, read_ruscarl
+from .official_output import read_batch_output
+from .options import LocalOptions, gear_host_options, host_options, resolve_options
+from .rubric_rows import RubricParts, read_canonical, read_official, read_official_row, read_ruscarl
 
 __all__ = ["InProcessScorer", "in_process_scorer", "IN_PROCESS_METHODS"]
 
 #: The aggregators scored in-process.
 IN_PROCESS_METHODS = ("flat", "hard", "gear", "gear-exact", "auto")
 _EXACT_METHODS = ("gear-exact", "auto")
-#: Hosts whose judge outputs are read in-process.
+#: Hosts whose judge outputs are read in-process: one HealthBench-grader output per criterion, or
+#: the official GEAR judge's one output for every criterion.
 _GRADER_HOSTS = ("ruscarl", "merf")
+_BATCH_HOST = "gear"
 _READERS = {"canonical": read_canonical, "official-gear": read_official}
 _MAX_LAYOUTS = 8192
 _DECLINED = object()
@@ -50,6 +54,7 @@ class InProcessScorer:
         self._aggregator = settings.aggregator
         self._metrics = settings.metrics
         self._host_options = host_options(options) if options is not None else None
+        self._gear_host_options = gear_host_options(options) if options is not None else None
         self._layouts: dict[str, Any] = {}
         self._lock = threading.Lock()
         #: How many responses were scored here, and how many were left to the service.
@@ -83,13 +88,18 @@ class InProcessScorer:
         return self._compile_content(row.format, row.content)
 
     def _compile_content(self, form: str, content: Any) -> Any:
-        """The (layout, is a host row, exact plan or None) of a row's format and content, or _DECLINED."""
+        """The (layout, host or None, exact plan or None) of a row's format and content, or _DECLINED."""
         parts: RubricParts | None
         options = self._options
-        host = form in HOSTS
-        if host:
-            parts = read_ruscarl(content) if (self.settings.host or form) in _GRADER_HOSTS else None
+        host = (self.settings.host or form) if form in HOSTS else None
+        if host in _GRADER_HOSTS:
+            parts = read_ruscarl(content)
             options = self._host_options
+        elif host == _BATCH_HOST:
+            parts = read_official_row(content)
+            options = self._gear_host_options
+        elif host is not None:
+            parts = None
         else:
             parts = _READERS[form](content)
         if parts is None or options is None:
@@ -123,7 +133,7 @@ class InProcessScorer:
             return None
         layout, host, plan = entry
         if host:
-            out = None if isinstance(judgment, JudgeScores) else self._host_fields(layout, plan, judgment)
+            out = None if isinstance(judgment, JudgeScores) else self._host_fields(layout, plan, host, judgment)
         elif isinstance(judgment, JudgeScores) and len(judgment.p) == layout.size:
             out = self._aggregated(layout, plan, judgment.p, judgment.d, fcp)
         else:
@@ -154,7 +164,7 @@ class InProcessScorer:
             return None
         layout, host, plan = entry
         if host:
-            out = (self._host_fields(layout, plan, judgments) if type(judgments) is list and _STRINGS.issuperset(map(type, judgments))
+            out = (self._host_fields(layout, plan, host, judgments) if type(judgments) is list and _STRINGS.issuperset(map(type, judgments))
                    else None)
         else:
             usual = usual_scores(judgments)
@@ -163,8 +173,13 @@ class InProcessScorer:
             self.scored += 1
         return out
 
-    def _host_fields(self, layout: Layout, plan: ExactPlan | None, judgment: Sequence[str]) -> dict[str, float | int] | None:
+    def _host_fields(self, layout: Layout, plan: ExactPlan | None, host: str, judgment: Sequence[str]) -> dict[str, float | int] | None:
         weights = layout.weights
+        if host == _BATCH_HOST:
+            read = read_batch_output(judgment[0], layout.size) if len(judgment) == 1 else None
+            if read is None:
+                return None
+            return self._aggregated(layout, plan, read[0], read[1], None, _official_flat_reward(weights, read[0]))
         p: list[float] = []
         met: list[bool] = []
         unread = 0
@@ -247,6 +262,19 @@ def _fields(score: float, native: float, criteria: int, unread: int, gear: float
     return {"score": score, "native_score": native, "num_criteria": criteria, "unread_judgments": unread, "judged": 0,
             "judge_failed_criteria": 0, "judge_requests": 0, "judge_cache_hits": 0, "judge_latency_ms": 0.0,
             "gear_reward": gear, "flat_reward": flat, "hard_reward": hard}
+
+
+def _official_flat_reward(weights: Sequence[float], p: Sequence[float]) -> float:
+    """The official GEAR code's flat reward, added left to right (adapters/official-gear/native-reward.ts)."""
+    denominator = 0.0
+    for w in weights:
+        denominator += max(w, 0.0)
+    if not denominator > 0:
+        denominator = 1.0
+    numerator = 0.0
+    for w, x in zip(weights, p):
+        numerator += w * x
+    return numerator / denominator + 0.0
 
 
 def _ruscarl_reward(weights: Sequence[float], met: Sequence[bool]) -> float:
