@@ -185,7 +185,7 @@ def verdict(draw: Any) -> Dict[str, Any]:
 def official_outputs(draw: Any, count: int) -> str:
     """The official batch judge's output for ``count`` criteria: mostly the JSON the prompt asks for."""
     items = {str(k + 1): verdict(draw) for k in range(count)}
-    odd = draw(rarely(st.none(), st.sampled_from(["key", "extra", "fence", "think", "text", "nested", "list", "drop", "nan", "escape"]), 8))
+    odd = draw(rarely(st.none(), st.sampled_from(["key", "extra", "fence", "think", "text", "nested", "list", "drop", "nan", "escape", "repeat", "brace"]), 8))
     if odd == "key" and items:
         items = {("0" + key if key == "1" else key): value for key, value in items.items()}
     elif odd == "extra":
@@ -207,6 +207,10 @@ def official_outputs(draw: Any, count: int) -> str:
         text = json.dumps(list(items.values()))
     elif odd == "escape":
         text = text.replace("ok", "\\u006fk")
+    elif odd == "repeat" and items:  # a repeated key: the last value is read, by both
+        text = text[:-1] + ', "1": ' + json.dumps(verdict(draw)) + "}"
+    elif odd == "brace" and items:
+        text = text.replace('"criteria_met"', '"why": "a {b}", "criteria_met"', 1)
     return text
 
 

@@ -8,7 +8,7 @@ step after the first can read differently: plain ASCII JSON (no ``\\u`` escapes,
 whose object has exactly the keys "1".."n", each an object of plain values with a boolean
 ``criteria_met`` and a number ``prob_met`` in [0, 1] that agrees with it (>= 0.5 when met, <= 0.5
 when not). Its judgments all read "ok", so no failure policy applies. Anything else (clamping,
-flipping, a missing or repeated key, text around the JSON) is left to the service: None.
+flipping, a missing key, text around the JSON, nesting) is left to the service: None.
 """
 
 from __future__ import annotations
@@ -20,43 +20,41 @@ from typing import Any, Sequence
 __all__ = ["read_batch_output", "is_rule_verified"]
 
 _THINK = re.compile(r"<(/?)think>", re.IGNORECASE)  # a superset of the tags the service strips
-_PLAIN = (str, bool, int, float, type(None))
+_ITEM_KEYS = tuple(str(k) for k in range(1, 513))  # "1".."512": the service's default criteria limit
 
 
-class _Repeated(ValueError):
-    pass
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        raise _Repeated("a repeated key")  # the service reads the last one, and notes it
-    return out
-
-
-def _constant(name: str) -> Any:
+def _refuse(name: str) -> Any:
     raise ValueError(f"{name} is no JSON number")
+
+
+# NaN and Infinity are no finite prob_met: the service does not read them.
+_DECODER = json.JSONDecoder(parse_constant=_refuse)
 
 
 def read_batch_output(raw: str, count: int) -> tuple[list[float], list[bool]] | None:
     """The probabilities and verdicts of ``count`` judged criteria, or None when the service must read the output."""
-    if not raw.isascii() or "\\u" in raw or _THINK.search(raw):
+    # One object of ``count`` objects, nothing nested deeper (a brace or bracket inside a string is
+    # declined too): the service's depth limit cannot apply, and the first JSON candidate is the text.
+    if count > len(_ITEM_KEYS) or not raw.isascii() or "\\u" in raw or raw.count("{") != count + 1 or "[" in raw:
+        return None
+    if "<" in raw and _THINK.search(raw):
         return None
     try:
-        value = json.loads(raw, object_pairs_hook=_pairs, parse_constant=_constant)
+        value = _DECODER.decode(raw)
     except (ValueError, RecursionError):
         return None
+    # A repeated key keeps its last value here as in the service (Python's json), which only notes it.
     if type(value) is not dict or len(value) != count:
         return None
     p: list[float] = []
     met: list[bool] = []
-    for k in range(1, count + 1):
-        item = value.get(str(k))
-        if type(item) is not dict or not all(type(field) in _PLAIN for field in item.values()):
+    for key in _ITEM_KEYS[:count]:
+        item = value.get(key)
+        if type(item) is not dict:
             return None
         verdict = item.get("criteria_met")
         prob: Any = item.get("prob_met")
-        if type(verdict) is not bool or type(prob) not in (int, float):
+        if type(verdict) is not bool or (type(prob) is not float and type(prob) is not int):
             return None
         if not 0 <= prob <= 1 or (prob < 0.5 if verdict else prob > 0.5):
             return None  # clamped or flipped by the service
