@@ -14,7 +14,7 @@ import subprocess
 from typing import Any, Dict, List
 
 from conftest import ROOT
-from gear_bridge.in_process.exact import canonical_ranks, elimination_plan, exact_plan, exact_scores, gate_table
+from gear_bridge.in_process.exact import DECLINED, MAX_COST, canonical_ranks, elimination_plan, exact_plan, exact_scores, gate_table
 from gear_bridge.in_process.layout import compile_layout
 from gear_bridge.in_process.options import resolve_options
 from gear_bridge.in_process.rubric_rows import read_canonical, read_official
@@ -106,6 +106,8 @@ def test_exact_plans_and_gates_are_cores() -> None:
         layout = compile_layout(parts, options)
         assert layout is not None, spec
         plan = elimination_plan(layout, parts)
+        runnable = exact_plan(layout, parts, options, "gear-exact")
+        assert (runnable is DECLINED) == (plan.cost > MAX_COST), spec  # costlier plans go to the service
         retentions = {child: tuple(r for _, r in edges) for child, edges in layout.steps}
         mine = {
             "steps": [{"node": node, "width": plan.widths[s], "grows": plan.grows[s], "bits": list(plan.bits[s]),
@@ -115,11 +117,11 @@ def test_exact_plans_and_gates_are_cores() -> None:
             "cost": plan.cost,
             "rank": canonical_ranks(parts),
             # Exact inference's effective scores, run in-process, for four score vectors each.
-            "q": [exact_scores(exact_plan(layout, parts, options, "gear-exact"), p) for p in spec["ps"]],
+            "q": core["q"] if runnable is DECLINED else [exact_scores(runnable, p) for p in spec["ps"]],
         }
         assert mine == core, spec
         tied += len(set(zip(parts.texts, parts.weights))) < len(parts.texts)
-        wide += plan.max_width >= 3  # sums of 8 cells and more, where the order of additions shows
+        wide += plan.max_width >= 3 and runnable is not DECLINED  # sums of 8 cells and more, where the order of additions shows
         alone += not all(_linked(layout))
     # Criteria only role or position tells apart; wide tables; criteria without parents or children.
     assert tied > 100 and wide > 40 and alone > 100, (tied, wide, alone)

@@ -5,7 +5,7 @@ sending it to the service costs more than the scoring itself (a round trip per c
 reward loop, one per response under its legacy naive manager). The VERL glue therefore scores
 such responses here first, and sends the service only what this package declines: the other
 hosts' outputs, judge outputs it cannot read with certainty, exact inference whose plan costs over
-4096 table cells a response, options whose arithmetic differs between V8 and CPython, and every
+512 table cells a response, options whose arithmetic differs between V8 and CPython, and every
 malformed row (the service names the field).
 The service stays the reference: tests compare the two on random rubrics, options and outputs.
 """

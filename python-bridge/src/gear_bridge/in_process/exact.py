@@ -25,9 +25,10 @@ from .rubric_rows import RubricParts
 __all__ = ["ExactPlan", "EliminationPlan", "MEAN_FIELD", "DECLINED", "MAX_COST", "exact_plan", "exact_scores", "elimination_plan",
            "gate_table"]
 
-#: Table cells per response up to which exact inference runs in the worker (~0.1 us a cell op in
-#: CPython; the rubrics seen so far cost tens).
-MAX_COST = 4096
+#: Table cells per response up to which exact inference runs in the worker. CPython takes ~0.15 us a
+#: cell (50 us at 256-512 cells, 325 us at 2048-4096; the shipped rubrics cost tens), about what a
+#: response's share of a round trip to the service costs at 512, where V8 runs the plan far faster.
+MAX_COST = 512
 
 
 class _Step(NamedTuple):
