@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Sequence
+from typing import Any
 
-__all__ = ["read_batch_output", "is_rule_verified"]
+__all__ = ["read_batch_output"]
 
 _THINK = re.compile(r"<(/?)think>", re.IGNORECASE)  # a superset of the tags the service strips
 _ITEM_KEYS = tuple(str(k) for k in range(1, 513))  # "1".."512": the service's default criteria limit
@@ -61,15 +61,3 @@ def read_batch_output(raw: str, count: int) -> tuple[list[float], list[bool]] | 
         p.append(prob)
         met.append(verdict)
     return p, met
-
-
-def is_rule_verified(items: Sequence[Any]) -> bool:
-    """Whether any rubric item may be one the official code checks with a rule (``tags.verifier``):
-    those are not judged, so the output covers fewer criteria; any mention of ``verifier`` counts."""
-    for item in items:
-        tags = item.get("tags") if type(item) is dict else None
-        if type(tags) is dict and "verifier" in tags:
-            return True
-        if type(tags) is list and any(type(tag) is str and tag.startswith("verifier") for tag in tags):
-            return True
-    return False

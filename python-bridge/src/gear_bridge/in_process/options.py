@@ -11,7 +11,7 @@ field.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 __all__ = ["LocalOptions", "resolve_options", "host_options", "gear_host_options"]
@@ -96,13 +96,9 @@ def resolve_options(options: Mapping[str, Any] | None) -> LocalOptions | None:
 
 def gear_host_options(options: LocalOptions) -> LocalOptions:
     """The official GEAR host's options: its normalization over the user's (adapters/official-gear/format.ts)."""
-    return LocalOptions(options.retention, options.shared_retention, options.gamma, options.multi_parent_rule,
-                        "positive-sum", "divide-by-one", options.clip, options.on_invalid_edge, options.exact_max_width,
-                        options.auto_exact_max_cost)
+    return replace(options, normalize="positive-sum", empty_denominator="divide-by-one")
 
 
 def host_options(options: LocalOptions) -> LocalOptions:
     """RuscaRL's and MeRF's options: the host's normalization over the user's (adapters/ruscarl/format.ts)."""
-    return LocalOptions(options.retention, options.shared_retention, options.gamma, options.multi_parent_rule,
-                        "positive-sum", "zero-reward", False, options.on_invalid_edge, options.exact_max_width,
-                        options.auto_exact_max_cost)
+    return replace(options, normalize="positive-sum", empty_denominator="zero-reward", clip=False)

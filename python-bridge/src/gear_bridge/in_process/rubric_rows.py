@@ -12,9 +12,7 @@ which scores them or names the bad field. So nothing is scored here that the ser
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
-
-from .official_output import is_rule_verified
+from typing import Any, NamedTuple, Sequence
 
 __all__ = ["RubricParts", "Edge", "read_canonical", "read_official", "read_official_row", "read_ruscarl", "MAX_CRITERIA", "MAX_EDGES"]
 
@@ -234,6 +232,18 @@ def _conversation(prompt: Any) -> bool:
     return True
 
 
+def _may_be_rule_verified(items: Sequence[Any]) -> bool:
+    """Whether any rubric item may be one the official code checks with a rule (``tags.verifier``):
+    those are not judged, so the output covers fewer criteria; any mention of ``verifier`` counts."""
+    for item in items:
+        tags = item.get("tags") if type(item) is dict else None
+        if type(tags) is dict and "verifier" in tags:
+            return True
+        if type(tags) is list and any(type(tag) is str and tag.startswith("verifier") for tag in tags):
+            return True
+    return False
+
+
 def read_official_row(row: Any) -> RubricParts | None:
     """OfficialGearRowSchema (host ``gear``: a conversation and an official reward_model), read as
     read_official reads the reward_model; a row that may hold rule-verified items is left to the
@@ -242,7 +252,7 @@ def read_official_row(row: Any) -> RubricParts | None:
         return None
     reward_model: Any = row.get("reward_model")
     parts = read_official(reward_model)
-    if parts is None or is_rule_verified(reward_model["rubrics"]):
+    if parts is None or _may_be_rule_verified(reward_model["rubrics"]):
         return None
     return parts
 
