@@ -61,6 +61,10 @@ async def flat_compute_score(data_source: Any, solution_str: str, ground_truth: 
     return flat_score(extra_info)
 
 
+#: RaR-Explicit's categorical weights (the RaR paper's), as a flat RaR score uses them.
+_RAR_WEIGHTS = {"Essential": 1.0, "Important": 0.7, "Optional": 0.3, "Pitfall": 0.8}
+
+
 def flat_score(extra_info: Any) -> Dict[str, float]:
     """What the baseline computes (verl_legacy_step.py calls it from managers that do not await)."""
     spec = extra_info["gear"]
@@ -79,6 +83,14 @@ def flat_score(extra_info: Any) -> Dict[str, float]:
             p = [float(graded[str(k + 1)]["prob_met"]) for k in range(len(weights))]
         except (ValueError, KeyError, TypeError):
             p = [0.0] * len(weights)
+    elif spec["format"] == "rar-explicit":  # RaR-Explicit: categorical weights, one {"satisfied": bool} per item
+        weights = [_RAR_WEIGHTS[item["description"].split(" Criteria:", 1)[0].strip()] for item in spec["row"]["rubric"]]
+        p = []
+        for output in judgments:
+            try:
+                p.append(1.0 if json.loads(output.strip().removeprefix("```json").removesuffix("```")).get("satisfied") is True else 0.0)
+            except ValueError:
+                p.append(0.0)
     else:
         weights = [r["points"] for r in spec["row"]["reward_model"]["rubrics"]]
         p = []

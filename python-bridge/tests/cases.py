@@ -20,8 +20,21 @@ def healthbench_records() -> List[Tuple[Dict[str, Any], Dict[str, Any]]]:
     return [(record, graphs[line]) for line, record in enumerate(records, start=1)]
 
 
+def rar_category(points: float) -> str:
+    """A RaR category for HealthBench points: negative ones are pitfalls, the rest by size."""
+    if points < 0:
+        return "Pitfall"
+    return "Essential" if points >= 7 else ("Important" if points >= 4 else "Optional")
+
+
 def gear_spec(record: Dict[str, Any], graph: Dict[str, Any], form: str, index: int = 0) -> Dict[str, Any]:
-    """extra_info["gear"] (as a dict) for a HealthBench record in one format."""
+    """extra_info["gear"] (as a dict) for a HealthBench record in one format; ``rar-explicit`` (no
+    converter target: RaR rows come as released) as a RaR row of the same rubric and graph."""
+    if form == "rar-explicit":
+        official = healthbench_row(record, index=index, graph=graph, format="gear", gear_as="dict")["extra_info"]["gear"]["row"]
+        rubric = [{"title": f"item {k + 1}", "description": f"{rar_category(r['points'])} Criteria: {r['criterion']}", "weight": r["points"]}
+                  for k, r in enumerate(official["reward_model"]["rubrics"])]
+        return {"format": form, "row": {"prompt": official["prompt"], "rubric": rubric, "graph": official["reward_model"]["graph"]}}
     row = healthbench_row(record, index=index, graph=graph, format=form, gear_as="dict")
     spec: Dict[str, Any] = row["extra_info"]["gear"]
     return spec
@@ -43,6 +56,19 @@ def grader_outputs(rng: random.Random, count: int) -> List[str]:
             outputs.append("I cannot decide")
         else:
             outputs.append(json.dumps({"explanation": "judged", "criteria_met": roll < 0.55}))
+    return outputs
+
+
+def rar_outputs(rng: random.Random, count: int) -> List[str]:
+    """RaR-Explicit verdicts, one per criterion, some fenced and some unreadable."""
+    outputs = []
+    for _ in range(count):
+        roll = rng.random()
+        if roll < 0.05:
+            outputs.append("I cannot decide")
+        else:
+            verdict = json.dumps({"satisfied": roll < 0.55})
+            outputs.append(verdict if roll < 0.8 else f"```json\n{verdict}\n```")
     return outputs
 
 

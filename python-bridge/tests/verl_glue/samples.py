@@ -5,7 +5,7 @@ import json
 import random
 from typing import Any, Dict, List, Sequence, Tuple
 
-from cases import cli_aggregate, cli_score, gear_spec, grader_outputs, healthbench_records, random_scores
+from cases import cli_aggregate, cli_score, gear_spec, grader_outputs, healthbench_records, random_scores, rar_outputs
 
 FORMATS = ("canonical", "official-gear", "ruscarl", "gear")
 
@@ -24,6 +24,8 @@ def criteria_count(spec: Dict[str, Any]) -> int:
         return len(spec["rubric"]["criteria"])
     if spec["format"] == "official-gear":
         return len(spec["reward_model"]["rubrics"])
+    if spec["format"] == "rar-explicit":
+        return len(spec["row"]["rubric"])
     return len(spec["row"]["reward_model"]["rubrics"])
 
 
@@ -43,6 +45,8 @@ def make_samples(seed: int, prompts: int, group: int, formats: Sequence[str] = F
                 judgments: Any = random_scores(rng, count)
             elif form == "gear":
                 judgments = official_outputs(rng, count)
+            elif form == "rar-explicit":
+                judgments = rar_outputs(rng, count)
             else:
                 judgments = grader_outputs(rng, count)
             samples.append({

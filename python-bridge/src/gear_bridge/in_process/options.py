@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-__all__ = ["LocalOptions", "resolve_options", "host_options", "gear_host_options"]
+__all__ = ["LocalOptions", "resolve_options", "host_options", "gear_host_options", "rar_host_options"]
 
 _RELATIONS = ("weak", "strong", "activation")
 _DEFAULT_RETENTION = {"weak": 0.6, "strong": 0.2, "activation": 0.0}
@@ -102,3 +102,8 @@ def gear_host_options(options: LocalOptions) -> LocalOptions:
 def host_options(options: LocalOptions) -> LocalOptions:
     """RuscaRL's and MeRF's options: the host's normalization over the user's (adapters/ruscarl/format.ts)."""
     return replace(options, normalize="positive-sum", empty_denominator="zero-reward", clip=False)
+
+
+def rar_host_options(options: LocalOptions) -> LocalOptions:
+    """RaR-Explicit's options: the host's normalization over the user's, the user's clip (adapters/rar-explicit/format.ts)."""
+    return replace(options, normalize="positive-sum", empty_denominator="zero-reward")

@@ -1,8 +1,8 @@
 """A row's rubric read as the service reads it, for in-process scoring.
 
 Canonical rubrics (core/model/rubric.ts), official GEAR ``reward_model``s
-(core/formats/official-gear.ts), official GEAR host rows (adapters/official-gear/format.ts) and
-RuscaRL / MeRF rows (adapters/ruscarl/format.ts) become one
+(core/formats/official-gear.ts), official GEAR host rows (adapters/official-gear/format.ts), RuscaRL / MeRF rows (adapters/ruscarl/format.ts) and RaR rows
+(host ``rar-explicit``, adapters/rar-explicit/format.ts) become one
 :class:`RubricParts`. Each reader returns None for anything the service would refuse or read in a
 way not reproduced here (a numeric-string weight, an unknown node or edge type, a ``null`` where a
 field must be absent, a rubric over the service's default limits): those rows go to the service,
@@ -12,9 +12,10 @@ which scores them or names the bad field. So nothing is scored here that the ser
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, NamedTuple, Sequence
 
-__all__ = ["RubricParts", "Edge", "read_canonical", "read_official", "read_official_row", "read_ruscarl", "MAX_CRITERIA", "MAX_EDGES"]
+__all__ = ["RubricParts", "Edge", "read_canonical", "read_official", "read_official_row", "read_ruscarl", "read_rar", "MAX_CRITERIA", "MAX_EDGES"]
 
 #: The service's default limits (python-bridge/service/limits.ts): a larger rubric is its to refuse.
 MAX_CRITERIA = 512
@@ -25,6 +26,11 @@ _RELATIONS = ("weak", "strong", "activation")
 _NODE_TYPE_TO_ROLE = {"foundation": "foundation", "bonus": "bonus", "penalty": "penalty", "trigger": "activation"}
 _EDGE_TYPE_TO_RELATION = {"weak_prerequisite": "weak", "strong_prerequisite": "strong", "trigger": "activation"}
 _CHAT_ROLES = ("system", "user", "assistant")
+#: A RaR item's category, the prefix of its description. The host matches ``^\s*`` in JavaScript,
+#: whose whitespace includes these four: a description this matches, the host reads alike.
+_RAR_CATEGORY = re.compile("[ \t\n\r]*(Essential|Important|Optional|Pitfall) Criteria:")
+#: RaR-Explicit's categorical weights, the host's default revision (v1, adapters/rar-explicit/categories.ts).
+RAR_WEIGHTS = {"Essential": 1.0, "Important": 0.7, "Optional": 0.3, "Pitfall": 0.8}
 
 
 #: An edge as read: (parent id, child id, relation, retention override or None).
@@ -268,3 +274,36 @@ def read_ruscarl(row: Any) -> RubricParts | None:
     if read is None:
         return None
     return _official(*read, None, None, reward_model.get("graph"))
+
+
+def read_rar(row: Any) -> RubricParts | None:
+    """RarRowSchema (a ``question`` or a ``prompt`` conversation, ``rubric`` items with a string
+    title and description and an optional numeric weight, loose objects) and its rubric: each
+    item's points are its category's weight (the numeric ``weight`` is not RaR-Explicit's), ids
+    r1..rK, the ``graph`` read as an official one."""
+    if type(row) is not dict:
+        return None
+    question = row.get("question", _ABSENT)
+    prompt = row.get("prompt", _ABSENT)
+    if question is _ABSENT and prompt is _ABSENT:
+        return None
+    if question is not _ABSENT and type(question) is not str or prompt is not _ABSENT and not _conversation(prompt):
+        return None
+    rubric = row.get("rubric")
+    if type(rubric) is not list or not rubric:
+        return None
+    points: list[float] = []
+    texts: list[str] = []
+    for item in rubric:
+        if type(item) is not dict:
+            return None
+        description = item.get("description")
+        weight = item.get("weight", _ABSENT)
+        if type(item.get("title")) is not str or type(description) is not str or weight is not _ABSENT and _finite_number(weight) is None:
+            return None
+        category = _RAR_CATEGORY.match(description)
+        if category is None:
+            return None  # the service refuses it, or reads a prefix only JavaScript calls whitespace
+        points.append(RAR_WEIGHTS[category.group(1)])
+        texts.append(description)
+    return _official(points, texts, None, None, row.get("graph"))

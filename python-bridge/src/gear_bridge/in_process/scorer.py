@@ -1,12 +1,12 @@
 """Rewards of judged responses computed in the worker process, where they equal the service's.
 
 :class:`InProcessScorer` scores a response whose judgments are at hand (judge scores of a
-canonical or official-gear row, RuscaRL / MeRF grader outputs, or the official GEAR batch judge's
-outputs of a ``gear`` host row) under every aggregator (flat,
+canonical or official-gear row, RuscaRL / MeRF grader outputs, RaR-Explicit verdicts, or the
+official GEAR batch judge's outputs of a ``gear`` host row) under every aggregator (flat,
 hard, gear, gear-exact, auto), with the same floats as the service (the differential tests in
 python-bridge/tests/in_process check that against a real ``gear serve``). It answers None
 whenever it cannot be sure of that (see options.py, rubric_rows.py, layout.py,
-grader_output.py): the response then goes to the service, which scores it or names what is wrong.
+grader_output.py, rar_output.py): the response then goes to the service, which scores it or names what is wrong.
 """
 
 from __future__ import annotations
@@ -22,17 +22,19 @@ from .fcp import FcpCounter
 from .grader_output import UNREAD, read_verdict
 from .layout import Layout, compile_layout
 from .official_output import read_batch_output
-from .options import LocalOptions, gear_host_options, host_options, resolve_options
-from .rubric_rows import RubricParts, read_canonical, read_official, read_official_row, read_ruscarl
+from .options import LocalOptions, gear_host_options, host_options, rar_host_options, resolve_options
+from .rar_output import read_satisfied
+from .rubric_rows import RubricParts, read_canonical, read_official, read_official_row, read_rar, read_ruscarl
 
 __all__ = ["InProcessScorer", "in_process_scorer", "IN_PROCESS_METHODS"]
 
 #: The aggregators scored in-process.
 IN_PROCESS_METHODS = ("flat", "hard", "gear", "gear-exact", "auto")
 _EXACT_METHODS = ("gear-exact", "auto")
-#: Hosts whose judge outputs are read in-process: one HealthBench-grader output per criterion, or
-#: the official GEAR judge's one output for every criterion.
+#: Hosts whose judge outputs are read in-process: one HealthBench-grader output per criterion, one
+#: RaR-Explicit verdict per criterion, or the official GEAR judge's one output for every criterion.
 _GRADER_HOSTS = ("ruscarl", "merf")
+_RAR_HOST = "rar-explicit"
 _BATCH_HOST = "gear"
 _READERS = {"canonical": read_canonical, "official-gear": read_official}
 _MAX_LAYOUTS = 8192
@@ -55,6 +57,7 @@ class InProcessScorer:
         self._metrics = settings.metrics
         self._host_options = host_options(options) if options is not None else None
         self._gear_host_options = gear_host_options(options) if options is not None else None
+        self._rar_host_options = rar_host_options(options) if options is not None else None
         self._layouts: dict[str, Any] = {}
         self._lock = threading.Lock()
         #: How many responses were scored here, and how many were left to the service.
@@ -98,6 +101,9 @@ class InProcessScorer:
         elif host == _BATCH_HOST:
             parts = read_official_row(content)
             options = self._gear_host_options
+        elif host == _RAR_HOST:
+            parts = read_rar(content)
+            options = self._rar_host_options
         elif host is not None:
             parts = None
         else:
@@ -180,13 +186,15 @@ class InProcessScorer:
             if read is None:
                 return None
             return self._aggregated(layout, plan, read[0], read[1], None, _official_flat_reward(weights, read[0]))
+        rar = host == _RAR_HOST
+        read_one = read_satisfied if rar else read_verdict
         p: list[float] = []
         met: list[bool] = []
         unread = 0
         outputs = judgment
         count = len(outputs)
         for index, weight in enumerate(weights):
-            verdict = read_verdict(outputs[index] if index < count else None)
+            verdict = read_one(outputs[index] if index < count else None)
             if verdict is None:
                 return None
             if verdict is UNREAD:
@@ -195,7 +203,8 @@ class InProcessScorer:
                 verdict = weight < 0
             p.append(1.0 if verdict else 0.0)
             met.append(bool(verdict))
-        return self._aggregated(layout, plan, p, met, None, _ruscarl_reward(weights, met), unread)
+        native = _rar_reward(weights, met) if rar else _ruscarl_reward(weights, met)
+        return self._aggregated(layout, plan, p, met, None, native, unread)
 
     def _aggregated(self, layout: Layout, plan: ExactPlan | None, p: Sequence[float], d: Sequence[bool] | None,
                     fcp: FcpCounter | None, native: float | None = None, unread: int = 0) -> dict[str, float | int] | None:
@@ -290,6 +299,17 @@ def _ruscarl_reward(weights: Sequence[float], met: Sequence[bool]) -> float:
         if m:
             achieved += w
     return achieved / possible + 0.0
+
+
+def _rar_reward(weights: Sequence[float], met: Sequence[bool]) -> float:
+    """RaR eq. 1 over every item, added left to right (adapters/rar-explicit/native-reward.ts)."""
+    total = 0.0
+    earned = 0.0
+    for w, m in zip(weights, met):
+        total += w
+        if m:
+            earned += w  # w * 1; w * 0 adds +0, which changes no sum of positive weights
+    return 0.0 if total == 0 else earned / total
 
 
 _scorers: dict[int, tuple[Settings, InProcessScorer]] = {}
