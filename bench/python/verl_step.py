@@ -83,6 +83,15 @@ def flat_score(extra_info: Any) -> Dict[str, float]:
             p = [float(graded[str(k + 1)]["prob_met"]) for k in range(len(weights))]
         except (ValueError, KeyError, TypeError):
             p = [0.0] * len(weights)
+    elif spec["format"] == "writingbench":  # WritingBench: {"k": {"score": 1..10}} per request of up to 4 items, p = score / 10
+        weights = [r["points"] for r in spec["row"]["reward_model"]["rubrics"]]
+        p = []
+        for output in judgments:
+            try:
+                graded = json.loads(output)
+                p += [float(graded[str(k + 1)]["score"]) / 10 for k in range(len(graded))]
+            except (ValueError, KeyError, TypeError):
+                p += [0.0] * 4
     elif spec["format"] == "rar-explicit":  # RaR-Explicit: categorical weights, one {"satisfied": bool} per item
         weights = [_RAR_WEIGHTS[item["description"].split(" Criteria:", 1)[0].strip()] for item in spec["row"]["rubric"]]
         p = []

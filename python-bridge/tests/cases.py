@@ -30,6 +30,8 @@ def rar_category(points: float) -> str:
 def gear_spec(record: Dict[str, Any], graph: Dict[str, Any], form: str, index: int = 0) -> Dict[str, Any]:
     """extra_info["gear"] (as a dict) for a HealthBench record in one format; ``rar-explicit`` (no
     converter target: RaR rows come as released) as a RaR row of the same rubric and graph."""
+    if form == "writingbench":  # an official GEAR row, judged on WritingBench's 1-10 scale
+        return {"format": form, "row": healthbench_row(record, index=index, graph=graph, format="gear", gear_as="dict")["extra_info"]["gear"]["row"]}
     if form == "rar-explicit":
         official = healthbench_row(record, index=index, graph=graph, format="gear", gear_as="dict")["extra_info"]["gear"]["row"]
         rubric = [{"title": f"item {k + 1}", "description": f"{rar_category(r['points'])} Criteria: {r['criterion']}", "weight": r["points"]}
@@ -70,6 +72,12 @@ def rar_outputs(rng: random.Random, count: int) -> List[str]:
             verdict = json.dumps({"satisfied": roll < 0.55})
             outputs.append(verdict if roll < 0.8 else f"```json\n{verdict}\n```")
     return outputs
+
+
+def scored_outputs(rng: random.Random, count: int) -> List[str]:
+    """WritingBench's scored outputs, one per request of up to 4 criteria, scores 1-10."""
+    return [json.dumps({str(k + 1): {"reason": "judged", "score": rng.randint(1, 10)} for k in range(min(4, count - start))})
+            for start in range(0, count, 4)]
 
 
 def cli_aggregate(lines: List[Dict[str, Any]], *flags: str) -> List[Dict[str, Any]]:

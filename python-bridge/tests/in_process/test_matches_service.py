@@ -1,7 +1,7 @@
 """In-process scoring against the service it stands in for: a real ``gear serve``.
 
-For random rubrics (canonical and official rows, RuscaRL / MeRF, official GEAR host and RaR rows
-with random graphs), options, aggregators, judge scores and judge outputs (clean verdicts, and the outputs the
+For random rubrics (canonical and official rows, RuscaRL / MeRF, official GEAR host, RaR and
+WritingBench rows with random graphs), options, aggregators, judge scores and judge outputs (clean verdicts, and the outputs the
 service's reader repairs or refuses), whatever the in-process scorer answers must be exactly
 the service's answer for the same response (every field verl logs, float for float), and
 where the service refuses the row the in-process scorer must have declined it. The examples
@@ -171,6 +171,53 @@ def official_host_rows(draw: Any) -> Dict[str, Any]:
     return {"format": "gear", "row": {"prompt": prompt, "reward_model": model}}
 
 
+@st.composite
+def writingbench_rows(draw: Any) -> Dict[str, Any]:
+    """Host ``writingbench`` rows: official GEAR rows, now and then an item declaring its score type."""
+    spec = draw(official_host_rows())
+    rubrics = spec["row"]["reward_model"]["rubrics"]
+    if draw(st.integers(0, 9)) == 5 and rubrics:
+        rubrics[-1]["tags"] = {"score_type": draw(st.sampled_from(["scale_1_10", "partial_points", " Partial_Points", 3]))}
+    return {"format": "writingbench", "row": spec["row"]}
+
+
+@st.composite
+def scored_output(draw: Any, count: int) -> str:
+    """WritingBench's scored output for a request of ``count`` criteria: mostly the JSON its prompt asks for."""
+    items: Dict[str, Any] = {}
+    for k in range(count):
+        item: Dict[str, Any] = {"score": draw(rarely(st.one_of(st.integers(1, 10), st.sampled_from([7.5, 1.0, 10.0, 6.999999999999999])),
+                                                     st.sampled_from([0, 11, -1, 10.5, "8", None, True, float("nan")]), 30))}
+        if draw(st.booleans()):
+            item = {"reason": draw(st.sampled_from(["ok", "a \"quoted\" word", "line\nbreak", "caf\u00e9", "a {b}", "a [b]"])), **item}
+        if draw(st.integers(0, 29)) == 15:
+            item[draw(st.sampled_from(["prob_met", "criteria_met", "p", "awarded_points"]))] = draw(st.sampled_from([0.2, True, 3]))
+        items[str(k + 1)] = item
+    odd = draw(rarely(st.none(), st.sampled_from(["key", "drop", "fence", "think", "text", "list", "bare", "nested", "repeat", "escape"]), 8))
+    if odd == "key" and items:
+        items = {("item " + key if key == "1" else key): value for key, value in items.items()}
+    elif odd == "drop" and items:
+        items.pop(str(count))
+    elif odd == "bare" and items:
+        items["1"] = items["1"]["score"]
+    elif odd == "nested" and items:
+        items["1"] = {**items["1"], "why": {"a": 1}}
+    text = json.dumps(items, ensure_ascii=odd != "escape")
+    if odd == "fence":
+        text = f"```json\n{text}\n```"
+    elif odd == "think":
+        text = f"<think>{{\"1\": {{\"score\": 2}}}}</think>{text}"
+    elif odd == "text":
+        text = f"Scores: {text}"
+    elif odd == "list":
+        text = json.dumps(list(items.values()))
+    elif odd == "escape":
+        text = text.replace("ok", "\\u006fk")
+    elif odd == "repeat" and items:  # a repeated key: the last value is read, by both
+        text = text[:-1] + ', "1": {"score": ' + str(draw(st.integers(1, 10))) + "}}"
+    return text
+
+
 categories = rarely(st.sampled_from(["Essential Criteria: ", "Important Criteria:", "Optional Criteria: ", "Pitfall Criteria: ", " \nEssential Criteria: "]),
                     st.sampled_from(["essential criteria: ", "Essential: ", "\u00a0Pitfall Criteria: ", "\x0bOptional Criteria: ", "", "\x1cEssential Criteria: ",
                                      "\x85Pitfall Criteria: ", "\ufeffImportant Criteria: "]), 12)
@@ -316,7 +363,7 @@ def scores_for(draw: Any, count: int) -> Any:
 
 @st.composite
 def cases(draw: Any) -> Dict[str, Any]:
-    spec = draw(st.one_of(canonical_rows(), official_rows(), grader_rows(), official_host_rows(), rar_rows()))
+    spec = draw(st.one_of(canonical_rows(), official_rows(), grader_rows(), official_host_rows(), rar_rows(), writingbench_rows()))
     if spec["format"] == "canonical":
         count = len(spec["rubric"]["criteria"])
     elif spec["format"] == "official-gear":
@@ -329,6 +376,10 @@ def cases(draw: Any) -> Dict[str, Any]:
         judgments: Any = scores_for(draw, count + (1 if draw(st.integers(0, 39)) == 19 else 0))
     elif spec["format"] == "gear":
         judgments = [draw(official_outputs(count))] * draw(rarely(st.just(1), st.sampled_from([0, 2]), 20))
+    elif spec["format"] == "writingbench":
+        judgments = [draw(scored_output(min(4, count - start))) for start in range(0, count, 4)]
+        if draw(st.integers(0, 19)) == 10:
+            judgments = judgments[:-1] if draw(st.booleans()) else [*judgments, judgments[-1]]
     else:
         outputs = rar_outputs if spec["format"] == "rar-explicit" else grader_outputs
         judgments = [draw(outputs) for _ in range(count + draw(rarely(st.just(0), st.sampled_from([-1, 1]), 6)))]
@@ -362,6 +413,38 @@ def test_each_rar_output_reads_as_the_service_reads_it(server: EmbeddedServer, o
         return
     row = parse_row({"gear": json.dumps(spec)})
     service = served(server.url, Sample(row, "", parse_judgment(judgments, row, ("extra_info", "gear_judgments"))), metrics=True)
+    assert list(local) == list(service) and local == service, output
+
+
+#: WritingBench outputs for two criteria: the ones the in-process reader must answer, then odd ones.
+SCORED_READ_OUTPUTS = ['{"1": {"score": 7}, "2": {"score": 3}}', '{"1": {"reason": "ok", "score": 6.5}, "2": {"score": 10, "note": null}}',
+                       ' {"2": {"score": 1}, "1": {"score": 10.0}}\n', '{"1": {"score": 6.999999999999999}, "2": {"score": 7}}']
+SCORED_ODD_OUTPUTS = [
+    '{"1": {"score": 7, "prob_met": 0.2}, "2": {"score": 3}}', '{"1": {"score": 7, "criteria_met": false}, "2": {"score": 3}}',
+    '{"1": {"score": 7, "p": 1}, "2": {"score": 3}}', '{"1": {"score": 7, "probability": 0.1}, "2": {"score": 3}}',
+    '{"1": {"score": 7, "prob": 0.1}, "2": {"score": 3}}', '{"1": {"score": 7, "normalized_score": 0.3}, "2": {"score": 3}}',
+    '{"1": {"awarded_points": 4, "score": 7}, "2": {"score": 3}}', '{"1": {"score": 0}, "2": {"score": 11}}', '{"1": {"score": "8"}, "2": {"score": 3}}',
+    '{"1": 7, "2": {"score": 3}}', '{"1": true, "2": {"score": 3}}', '{"1": {"score": 7}}', '{"1": {"score": 7}, "2": {"score": 3}, "3": {"score": 1}}',
+    '{"01": {"score": 7}, "2": {"score": 3}}', '{"1": {"score": 7}, "2": {"score": 3}, "1": {"score": 2}}', '{"1": {"score": NaN}, "2": {"score": 3}}',
+    '```json\n{"1": {"score": 7}, "2": {"score": 3}}\n```', 'Scores: {"1": {"score": 7}, "2": {"score": 3}}', '[{"score": 7}, {"score": 3}]',
+    '<think>{"1": {"score": 1}}</think>{"1": {"score": 7}, "2": {"score": 3}}', '{"1": {"score": 7}, "2": {"score": 3}', '',
+    '{"result": {"1": {"score": 7}, "2": {"score": 3}}}', '{"1": {"score": 7, "why": "a {b}"}, "2": {"score": 3}}', '\u3000{"1": {"score": 7}, "2": {"score": 3}}',
+]
+
+
+@pytest.mark.parametrize("output", [*SCORED_READ_OUTPUTS, *SCORED_ODD_OUTPUTS])
+def test_each_writingbench_output_reads_as_the_service_reads_it(server: EmbeddedServer, output: str) -> None:
+    """Every listed output for a WritingBench row of two criteria (one a penalty): the in-process
+    answer, when it gives one, is the service's."""
+    rubrics = [{"id": "r1", "criterion": "Keeps to the requested length.", "points": 5},
+               {"id": "r2", "criterion": "Invents a quotation.", "points": -3}]
+    spec = {"format": "writingbench", "row": {"prompt": [{"role": "user", "content": "Write a short essay."}], "reward_model": {"rubrics": rubrics}}}
+    local = InProcessScorer(load_settings(metrics=True, aggregator="hard")).fields_of_text_row(json.dumps(spec), [output])
+    assert local is not None or output not in SCORED_READ_OUTPUTS
+    if local is None:
+        return
+    row = parse_row({"gear": json.dumps(spec)})
+    service = served(server.url, Sample(row, "", parse_judgment([output], row, ("extra_info", "gear_judgments"))), metrics=True, aggregator="hard")
     assert list(local) == list(service) and local == service, output
 
 
@@ -413,8 +496,8 @@ def test_most_examples_were_answered_in_process() -> None:
         pytest.skip("run with the property test")
     print(tally)
     # Hypothesis's draws drift between runs (38-61% answered in-process in ten runs of 600 with
-    # five row kinds): a third overall, and answers in every row format, so none holds vacuously.
+    # five row kinds, before WritingBench rows): a third overall, and answers in every row format, so none holds vacuously.
     assert tally["in_process"] >= total / 3, tally
     if total >= 300:
-        for form in ("canonical", "official-gear", "ruscarl", "merf", "gear", "rar-explicit"):
+        for form in ("canonical", "official-gear", "ruscarl", "merf", "gear", "rar-explicit", "writingbench"):
             assert tally.get(f"in_process {form}", 0) >= 5, (form, tally)

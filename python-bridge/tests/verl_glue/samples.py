@@ -5,7 +5,7 @@ import json
 import random
 from typing import Any, Dict, List, Sequence, Tuple
 
-from cases import cli_aggregate, cli_score, gear_spec, grader_outputs, healthbench_records, random_scores, rar_outputs
+from cases import cli_aggregate, cli_score, gear_spec, grader_outputs, healthbench_records, random_scores, rar_outputs, scored_outputs
 
 FORMATS = ("canonical", "official-gear", "ruscarl", "gear")
 
@@ -47,6 +47,8 @@ def make_samples(seed: int, prompts: int, group: int, formats: Sequence[str] = F
                 judgments = official_outputs(rng, count)
             elif form == "rar-explicit":
                 judgments = rar_outputs(rng, count)
+            elif form == "writingbench":
+                judgments = scored_outputs(rng, count)
             else:
                 judgments = grader_outputs(rng, count)
             samples.append({

@@ -15,7 +15,7 @@ import math
 import re
 from typing import Any, NamedTuple, Sequence
 
-__all__ = ["RubricParts", "Edge", "read_canonical", "read_official", "read_official_row", "read_ruscarl", "read_rar", "MAX_CRITERIA", "MAX_EDGES"]
+__all__ = ["RubricParts", "Edge", "read_canonical", "read_official", "read_official_row", "read_writingbench_row", "read_ruscarl", "read_rar", "MAX_CRITERIA", "MAX_EDGES"]
 
 #: The service's default limits (python-bridge/service/limits.ts): a larger rubric is its to refuse.
 MAX_CRITERIA = 512
@@ -260,6 +260,19 @@ def read_official_row(row: Any) -> RubricParts | None:
     parts = read_official(reward_model)
     if parts is None or _may_be_rule_verified(reward_model["rubrics"]):
         return None
+    return parts
+
+
+def read_writingbench_row(row: Any) -> RubricParts | None:
+    """A WritingBench row (host ``writingbench``: an official GEAR row) whose every item is on the
+    host's default 1-10 scale: one declaring its own ``score_type`` is left to the service."""
+    parts = read_official_row(row)
+    if parts is None:
+        return None
+    for item in row["reward_model"]["rubrics"]:
+        tags = item.get("tags")
+        if type(tags) is dict and "score_type" in tags:
+            return None
     return parts
 
 

@@ -1,12 +1,12 @@
 """Rewards of judged responses computed in the worker process, where they equal the service's.
 
 :class:`InProcessScorer` scores a response whose judgments are at hand (judge scores of a
-canonical or official-gear row, RuscaRL / MeRF grader outputs, RaR-Explicit verdicts, or the
-official GEAR batch judge's outputs of a ``gear`` host row) under every aggregator (flat,
-hard, gear, gear-exact, auto), with the same floats as the service (the differential tests in
-python-bridge/tests/in_process check that against a real ``gear serve``). It answers None
-whenever it cannot be sure of that (see options.py, rubric_rows.py, layout.py,
-grader_output.py, rar_output.py): the response then goes to the service, which scores it or names what is wrong.
+canonical or official-gear row, RuscaRL / MeRF grader outputs, RaR-Explicit verdicts, WritingBench
+scored outputs, or the official GEAR batch judge's outputs of a ``gear`` host row) under every
+aggregator (flat, hard, gear, gear-exact, auto), with the same floats as the service (the
+differential tests in python-bridge/tests/in_process check that against a real ``gear serve``).
+It answers None whenever it cannot be sure of that (see options.py, rubric_rows.py, layout.py and
+the output readers): the response then goes to the service, which scores it or names what is wrong.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from .layout import Layout, compile_layout
 from .official_output import read_batch_output
 from .options import LocalOptions, gear_host_options, host_options, rar_host_options, resolve_options
 from .rar_output import read_satisfied
-from .rubric_rows import RubricParts, read_canonical, read_official, read_official_row, read_rar, read_ruscarl
+from .rubric_rows import RubricParts, read_canonical, read_official, read_official_row, read_rar, read_ruscarl, read_writingbench_row
+from .scored_output import SCORED_CHUNK, read_scored_output
 
 __all__ = ["InProcessScorer", "in_process_scorer", "IN_PROCESS_METHODS"]
 
@@ -32,10 +33,13 @@ __all__ = ["InProcessScorer", "in_process_scorer", "IN_PROCESS_METHODS"]
 IN_PROCESS_METHODS = ("flat", "hard", "gear", "gear-exact", "auto")
 _EXACT_METHODS = ("gear-exact", "auto")
 #: Hosts whose judge outputs are read in-process: one HealthBench-grader output per criterion, one
-#: RaR-Explicit verdict per criterion, or the official GEAR judge's one output for every criterion.
+#: RaR-Explicit verdict per criterion, the official GEAR judge's one output for every criterion, or
+#: WritingBench's scored outputs.
 _GRADER_HOSTS = ("ruscarl", "merf")
 _RAR_HOST = "rar-explicit"
 _BATCH_HOST = "gear"
+#: WritingBench: one scored output per request of up to 4 criteria.
+_SCORED_HOST = "writingbench"
 _READERS = {"canonical": read_canonical, "official-gear": read_official}
 _MAX_LAYOUTS = 8192
 _DECLINED = object()
@@ -104,6 +108,9 @@ class InProcessScorer:
         elif host == _RAR_HOST:
             parts = read_rar(content)
             options = self._rar_host_options
+        elif host == _SCORED_HOST:
+            parts = read_writingbench_row(content)
+            options = self._gear_host_options  # WritingBench normalizes as the official GEAR host does
         elif host is not None:
             parts = None
         else:
@@ -186,6 +193,8 @@ class InProcessScorer:
             if read is None:
                 return None
             return self._aggregated(layout, plan, read[0], read[1], None, _official_flat_reward(weights, read[0]))
+        if host == _SCORED_HOST:
+            return self._scored_fields(layout, plan, judgment)
         rar = host == _RAR_HOST
         read_one = read_satisfied if rar else read_verdict
         p: list[float] = []
@@ -205,6 +214,21 @@ class InProcessScorer:
             met.append(bool(verdict))
         native = _rar_reward(weights, met) if rar else _ruscarl_reward(weights, met)
         return self._aggregated(layout, plan, p, met, None, native, unread)
+
+    def _scored_fields(self, layout: Layout, plan: ExactPlan | None, outputs: Sequence[str]) -> dict[str, float | int] | None:
+        """WritingBench: one output per request of up to 4 criteria, in rubric order, every one there."""
+        size = layout.size
+        if len(outputs) != -(-size // SCORED_CHUNK):
+            return None
+        p: list[float] = []
+        met: list[bool] = []
+        for start, output in zip(range(0, size, SCORED_CHUNK), outputs):
+            read = read_scored_output(output, min(SCORED_CHUNK, size - start))
+            if read is None:
+                return None
+            p += read[0]
+            met += read[1]
+        return self._aggregated(layout, plan, p, met, None, _official_flat_reward(layout.weights, p))
 
     def _aggregated(self, layout: Layout, plan: ExactPlan | None, p: Sequence[float], d: Sequence[bool] | None,
                     fcp: FcpCounter | None, native: float | None = None, unread: int = 0) -> dict[str, float | int] | None:
