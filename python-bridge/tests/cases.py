@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 from conftest import FIXTURES, read_jsonl, run_gear
 from gear_bridge.convert import healthbench_row
@@ -49,29 +49,26 @@ def random_scores(rng: random.Random, count: int) -> Dict[str, Any]:
     return {"p": p, "d": d}
 
 
-def grader_outputs(rng: random.Random, count: int) -> List[str]:
-    """RuscaRL/MeRF grader outputs, one per criterion, some unreadable."""
+def verdict_outputs(rng: random.Random, count: int, verdict: Callable[[bool, float], str]) -> List[str]:
+    """One judge output per criterion: 5% unreadable, the rest ``verdict(met, roll)``, met half the time."""
     outputs = []
     for _ in range(count):
         roll = rng.random()
-        if roll < 0.05:
-            outputs.append("I cannot decide")
-        else:
-            outputs.append(json.dumps({"explanation": "judged", "criteria_met": roll < 0.55}))
+        outputs.append("I cannot decide" if roll < 0.05 else verdict(roll < 0.55, roll))
     return outputs
+
+
+def grader_outputs(rng: random.Random, count: int) -> List[str]:
+    """RuscaRL/MeRF grader outputs, one per criterion, some unreadable."""
+    return verdict_outputs(rng, count, lambda met, _: json.dumps({"explanation": "judged", "criteria_met": met}))
 
 
 def rar_outputs(rng: random.Random, count: int) -> List[str]:
     """RaR-Explicit verdicts, one per criterion, some fenced and some unreadable."""
-    outputs = []
-    for _ in range(count):
-        roll = rng.random()
-        if roll < 0.05:
-            outputs.append("I cannot decide")
-        else:
-            verdict = json.dumps({"satisfied": roll < 0.55})
-            outputs.append(verdict if roll < 0.8 else f"```json\n{verdict}\n```")
-    return outputs
+    def written(met: bool, roll: float) -> str:
+        verdict = json.dumps({"satisfied": met})
+        return verdict if roll < 0.8 else f"```json\n{verdict}\n```"
+    return verdict_outputs(rng, count, written)
 
 
 def scored_outputs(rng: random.Random, count: int) -> List[str]:

@@ -202,20 +202,7 @@ def scored_output(draw: Any, count: int) -> str:
         items["1"] = items["1"]["score"]
     elif odd == "nested" and items:
         items["1"] = {**items["1"], "why": {"a": 1}}
-    text = json.dumps(items, ensure_ascii=odd != "escape")
-    if odd == "fence":
-        text = f"```json\n{text}\n```"
-    elif odd == "think":
-        text = f"<think>{{\"1\": {{\"score\": 2}}}}</think>{text}"
-    elif odd == "text":
-        text = f"Scores: {text}"
-    elif odd == "list":
-        text = json.dumps(list(items.values()))
-    elif odd == "escape":
-        text = text.replace("ok", "\\u006fk")
-    elif odd == "repeat" and items:  # a repeated key: the last value is read, by both
-        text = text[:-1] + ', "1": {"score": ' + str(draw(st.integers(1, 10))) + "}}"
-    return text
+    return keyed_output_text(items, odd, think='{"1": {"score": 2}}', lead="Scores:", repeated=json.dumps({"score": draw(st.integers(1, 10))}))
 
 
 categories = rarely(st.sampled_from(["Essential Criteria: ", "Important Criteria:", "Optional Criteria: ", "Pitfall Criteria: ", " \nEssential Criteria: "]),
@@ -278,6 +265,26 @@ def verdict(draw: Any) -> Dict[str, Any]:
     return item
 
 
+def keyed_output_text(items: Dict[str, Any], odd: Optional[str], think: str, lead: str, repeated: str) -> str:
+    """A batch output keyed "1".."k" as JSON text, in one of the odd forms a judge writes: in a
+    fence, after a reasoning draft (``think``), after text (``lead``), as a list, with ``\\u``
+    escapes, or with key "1" repeated (``repeated``: the last value, which both sides read)."""
+    text = json.dumps(items, ensure_ascii=odd != "escape")
+    if odd == "fence":
+        text = f"```json\n{text}\n```"
+    elif odd == "think":
+        text = f"<think>{think}</think>{text}"
+    elif odd == "text":
+        text = f"{lead} {text}"
+    elif odd == "list":
+        text = json.dumps(list(items.values()))
+    elif odd == "escape":
+        text = text.replace("ok", "\\u006fk")
+    elif odd == "repeat" and items:
+        text = text[:-1] + ', "1": ' + repeated + "}"
+    return text
+
+
 @st.composite
 def official_outputs(draw: Any, count: int) -> str:
     """The official batch judge's output for ``count`` criteria: mostly the JSON the prompt asks for."""
@@ -293,20 +300,8 @@ def official_outputs(draw: Any, count: int) -> str:
         items.pop(str(count))
     elif odd == "nan" and items:
         items["1"] = {**items["1"], "prob_met": float("nan")}
-    text = json.dumps(items, ensure_ascii=odd != "escape")
-    if odd == "fence":
-        text = f"```json\n{text}\n```"
-    elif odd == "think":
-        text = f"<think>{{\"1\": 3}}</think>{text}"
-    elif odd == "text":
-        text = f"Here are the grades: {text}"
-    elif odd == "list":
-        text = json.dumps(list(items.values()))
-    elif odd == "escape":
-        text = text.replace("ok", "\\u006fk")
-    elif odd == "repeat" and items:  # a repeated key: the last value is read, by both
-        text = text[:-1] + ', "1": ' + json.dumps(verdict(draw)) + "}"
-    elif odd == "brace" and items:
+    text = keyed_output_text(items, odd, think='{"1": 3}', lead="Here are the grades:", repeated=json.dumps(verdict(draw)))
+    if odd == "brace" and items:
         text = text.replace('"criteria_met"', '"why": "a {b}", "criteria_met"', 1)
     return text
 

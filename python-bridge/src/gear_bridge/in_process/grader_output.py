@@ -16,58 +16,39 @@ whitespace at the ends, numbers) is left to the service's reader: :func:`read_ve
 
 from __future__ import annotations
 
-import json
 import re
-from typing import Final
+
+from .json_reading import JSON_WS, READ_ON, UNREAD, early_verdict, flat_object
 
 __all__ = ["UNREAD", "read_verdict"]
-
-#: An output that holds no verdict the host could read.
-UNREAD: Final = "unread"
 
 _WS = "[ \t\n\r]*"
 _CLEAN = re.compile(
     rf'{_WS}(?:```json{_WS})?\{{{_WS}"explanation"{_WS}:{_WS}"[^"\\<\x00-\x1f]*"{_WS},{_WS}"criteria_met"{_WS}:{_WS}(true|false){_WS}\}}{_WS}(?:```)?{_WS}'
 )
-# Reasoning tags in any case (a superset of what the service strips: it declines more, never less).
-_THINK = re.compile(r"<(/?)think>", re.IGNORECASE)
-_JSON_WS = " \t\n\r"
 
 
 def read_verdict(raw: str | None) -> bool | str | None:
     """True / False (criteria met or not), :data:`UNREAD`, or None when the service must read it."""
-    if raw is None:
-        return UNREAD  # no output for this criterion
-    clean = _CLEAN.fullmatch(raw)
-    if clean is not None:
-        return clean.group(1) == "true"
-    if "<" in raw and _THINK.search(raw) is not None:
-        return None
-    if "{" not in raw:
-        return UNREAD if '"criteria_met"' not in raw else None
+    early = early_verdict(raw, _CLEAN, '"criteria_met"')  # a repair may read it without braces
+    if early is not READ_ON:
+        return early  # type: ignore[no-any-return]
+    assert raw is not None
     text = raw.strip()
-    if raw.strip(_JSON_WS) != text:
+    if raw.strip(JSON_WS) != text:
         return None  # other whitespace at an end: the service's str.strip() decides
     if text.startswith("```json"):
         rest = text[7:]
-        text = rest.lstrip(_JSON_WS)
+        text = rest.lstrip(JSON_WS)
         if text != rest.lstrip():
             return None
     if text.endswith("```"):
         body = text[:-3]
-        text = body.rstrip(_JSON_WS)
+        text = body.rstrip(JSON_WS)
         if text != body.rstrip():
             return None
-    if "\\u" in text:
+    value = flat_object(text)
+    if value is None:
         return None
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    if type(value) is not dict:
-        return None
-    for item in value.values():
-        if item is not None and type(item) is not str and type(item) is not bool:
-            return None
     met = value.get("criteria_met")
     return met if type(met) is bool else UNREAD

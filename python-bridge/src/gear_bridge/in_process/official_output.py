@@ -13,45 +13,21 @@ flipping, a missing key, text around the JSON, nesting) is left to the service: 
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
+from .json_reading import keyed_items
+
 __all__ = ["read_batch_output"]
-
-_THINK = re.compile(r"<(/?)think>", re.IGNORECASE)  # a superset of the tags the service strips
-_ITEM_KEYS = tuple(str(k) for k in range(1, 513))  # "1".."512": the service's default criteria limit
-
-
-def _refuse(name: str) -> Any:
-    raise ValueError(f"{name} is no JSON number")
-
-
-# NaN and Infinity are no finite prob_met: the service does not read them.
-_DECODER = json.JSONDecoder(parse_constant=_refuse)
 
 
 def read_batch_output(raw: str, count: int) -> tuple[list[float], list[bool]] | None:
     """The probabilities and verdicts of ``count`` judged criteria, or None when the service must read the output."""
-    # One object of ``count`` objects, nothing nested deeper (a brace or bracket inside a string is
-    # declined too): the service's depth limit cannot apply, and the first JSON candidate is the text.
-    if count > len(_ITEM_KEYS) or not raw.isascii() or "\\u" in raw or raw.count("{") != count + 1 or "[" in raw:
-        return None
-    if "<" in raw and _THINK.search(raw):
-        return None
-    try:
-        value = _DECODER.decode(raw)
-    except (ValueError, RecursionError):
-        return None
-    # A repeated key keeps its last value here as in the service (Python's json), which only notes it.
-    if type(value) is not dict or len(value) != count:
+    items = keyed_items(raw, count)
+    if items is None:
         return None
     p: list[float] = []
     met: list[bool] = []
-    for key in _ITEM_KEYS[:count]:
-        item = value.get(key)
-        if type(item) is not dict:
-            return None
+    for item in items:
         verdict = item.get("criteria_met")
         prob: Any = item.get("prob_met")
         if type(verdict) is not bool or (type(prob) is not float and type(prob) is not int):

@@ -20,53 +20,38 @@ service's reader: :func:`read_satisfied` says None.
 
 from __future__ import annotations
 
-import json
 import re
 
-from .grader_output import UNREAD
+from .json_reading import JSON_WS, READ_ON, UNREAD, early_verdict, flat_object
 
 __all__ = ["read_satisfied"]
 
 _WS = "[ \t\n\r]*"
 _CLEAN = re.compile(rf"{_WS}(?:```json{_WS})?\{{{_WS}\"satisfied\"{_WS}:{_WS}(true|false){_WS}\}}{_WS}(?:```)?{_WS}")
-# Reasoning tags in any case (a superset of what the service strips: it declines more, never less).
-_THINK = re.compile(r"<(/?)think>", re.IGNORECASE)
-_JSON_WS = " \t\n\r"
 _FENCE = "```"
 
 
 def read_satisfied(raw: str | None) -> bool | str | None:
     """True / False (satisfied or not), :data:`UNREAD`, or None when the service must read it."""
-    if raw is None:
-        return UNREAD  # no output for this criterion
-    clean = _CLEAN.fullmatch(raw)
-    if clean is not None:
-        return clean.group(1) == "true"
-    if "<" in raw and _THINK.search(raw) is not None:
-        return None
-    if "{" not in raw:
-        return UNREAD  # no candidate can hold an object
-    text = raw.strip(_JSON_WS)
-    if text != raw.strip() or "\\u" in text:
+    early = early_verdict(raw, _CLEAN, None)  # without a brace no candidate holds an object: unread
+    if early is not READ_ON:
+        return early  # type: ignore[no-any-return]
+    assert raw is not None
+    text = raw.strip(JSON_WS)
+    if text != raw.strip():
         return None
     if text.startswith(_FENCE + "json"):
         # Not JSON as a whole, so the service reads the first fence's body: this one's, when it
         # closes at the end and holds no other fence.
         body = text[7:-3]
-        if not text.endswith(_FENCE) or _FENCE in body or body.strip(_JSON_WS) != body.strip():
+        if not text.endswith(_FENCE) or _FENCE in body or body.strip(JSON_WS) != body.strip():
             return None
-        text = body.strip(_JSON_WS)
+        text = body.strip(JSON_WS)
     elif _FENCE in text:
         return None
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
+    value = flat_object(text)
+    if value is None:
         return None
-    if type(value) is not dict:
-        return None
-    for item in value.values():
-        if item is not None and type(item) is not str and type(item) is not bool:
-            return None
     if text.count('"satisfied"') > 1:
         return None  # perhaps a repeated key, which the service reports
     verdict = value.get("satisfied")

@@ -14,9 +14,9 @@ judgments all read "ok", so no failure policy applies. Anything else goes to the
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
+
+from .json_reading import keyed_items
 
 __all__ = ["read_scored_output", "SCORED_CHUNK", "SCORED_THRESHOLD"]
 
@@ -25,45 +25,19 @@ SCORED_CHUNK = 4
 #: score_met_threshold: met = p >= 0.7 (the official default).
 SCORED_THRESHOLD = 0.7
 
-_THINK = re.compile(r"<(/?)think>", re.IGNORECASE)  # a superset of the tags the service strips
-_ITEM_KEYS = tuple(str(k) for k in range(1, SCORED_CHUNK + 1))
 #: Fields the host reads before ``score`` (a probability times the maximum, or a verdict).
 _READ_BEFORE_SCORE = ("normalized_score", "prob_met", "probability", "prob", "p", "criteria_met")
-_JSON_WS = " \t\n\r"
-
-
-def _refuse(name: str) -> Any:
-    raise ValueError(f"{name} is no JSON number")
-
-
-# NaN and Infinity are no score the service reads.
-_DECODER = json.JSONDecoder(parse_constant=_refuse)
 
 
 def read_scored_output(raw: str, count: int) -> tuple[list[float], list[bool]] | None:
     """The probabilities and verdicts of the ``count`` criteria of one request, or None when the
     service must read the output."""
-    # One object of ``count`` objects, nothing nested deeper (a brace or bracket inside a string
-    # is declined too), so the whole text is the first candidate and the object the payload.
-    if not 1 <= count <= SCORED_CHUNK or not raw.isascii() or "\\u" in raw or raw.count("{") != count + 1 or "[" in raw:
-        return None
-    if "<" in raw and _THINK.search(raw):
-        return None
-    if raw.strip(_JSON_WS) != raw.strip():
-        return None
-    try:
-        value = _DECODER.decode(raw)
-    except (ValueError, RecursionError):
-        return None
-    # A repeated key keeps its last value here as in the service (Python's json), which only notes it.
-    if type(value) is not dict or len(value) != count:
+    items = keyed_items(raw, count) if 1 <= count <= SCORED_CHUNK else None
+    if items is None:
         return None
     p: list[float] = []
     met: list[bool] = []
-    for key in _ITEM_KEYS[:count]:
-        item = value.get(key)
-        if type(item) is not dict:
-            return None
+    for item in items:
         score: Any = item.get("score")
         if type(score) is not float and type(score) is not int or not 1 <= score <= 10:
             return None  # missing, not a number, or clamped by the service

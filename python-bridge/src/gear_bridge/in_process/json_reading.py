@@ -1,0 +1,91 @@
+"""Checks shared by the in-process readers of judge outputs (grader_output.py, rar_output.py,
+official_output.py, scored_output.py): each reads only what no later step of the host's reader
+could read differently, and these are the tests they have in common."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Final
+
+__all__ = ["JSON_WS", "UNREAD", "READ_ON", "has_reasoning_tags", "early_verdict", "flat_object", "keyed_items"]
+
+#: An output that holds no verdict the host could read (it counts against the response).
+UNREAD = "unread"
+#: :func:`early_verdict`'s answer when the output must be read further.
+READ_ON: Final = object()
+#: JSON's whitespace; Python's str.strip() removes more, and the hosts strip as Python does.
+JSON_WS = " \t\n\r"
+
+# Reasoning tags in any case (a superset of what the service strips: it declines more, never less).
+_THINK = re.compile(r"<(/?)think>", re.IGNORECASE)
+
+
+def _refuse(name: str) -> Any:
+    raise ValueError(f"{name} is no JSON number")
+
+
+_ITEM_KEYS = tuple(str(k) for k in range(1, 513))  # "1".."512": the service's default criteria limit
+# NaN and Infinity are no finite number the hosts read.
+_FINITE_DECODER = json.JSONDecoder(parse_constant=_refuse)
+
+
+def has_reasoning_tags(raw: str) -> bool:
+    """Whether the output holds a reasoning tag, which the service strips with what it encloses."""
+    return "<" in raw and _THINK.search(raw) is not None
+
+
+def early_verdict(raw: str | None, clean: re.Pattern[str], repaired_from: str | None) -> Any:
+    """What a per-criterion reader's first checks decide: no output is unread; the usual verdict,
+    matched whole by ``clean``, is its group 1 == "true"; reasoning tags are the service's to strip
+    (None); an output without ``{`` is unread, unless it holds ``repaired_from``, from which the
+    host's repairs may still read a verdict (None). :data:`READ_ON` otherwise."""
+    if raw is None:
+        return UNREAD
+    usual = clean.fullmatch(raw)
+    if usual is not None:
+        return usual.group(1) == "true"
+    if has_reasoning_tags(raw):
+        return None
+    if "{" not in raw:
+        return None if repaired_from is not None and repaired_from in raw else UNREAD
+    return READ_ON
+
+
+def flat_object(text: str) -> dict[str, Any] | None:
+    """``text`` as Python's ``json.loads`` reads it when it is one object of strings, booleans and
+    nulls, written without ``\\u`` escapes; None for anything else."""
+    if "\\u" in text:
+        return None
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if type(value) is not dict:
+        return None
+    for item in value.values():
+        if item is not None and type(item) is not str and type(item) is not bool:
+            return None
+    return value
+
+
+def keyed_items(raw: str, count: int) -> list[dict[str, Any]] | None:
+    """A batch output as its prompt asks for it: plain ASCII JSON without ``\\u`` escapes or
+    reasoning tags, one object with exactly the keys "1".."count", each an object, and nothing
+    nested below those (braces are counted, so a brace or bracket inside a string declines it too:
+    the service's depth limit cannot apply, and the whole text is its first JSON candidate). The
+    items in key order; a repeated key keeps its last value, as in the service (Python's json),
+    which only notes it. None for anything else."""
+    if count > len(_ITEM_KEYS) or not raw.isascii() or "\\u" in raw or raw.count("{") != count + 1 or "[" in raw or has_reasoning_tags(raw):
+        return None
+    try:
+        value = _FINITE_DECODER.decode(raw)
+    except (ValueError, RecursionError):
+        return None
+    if type(value) is not dict or len(value) != count:
+        return None
+    items = [value.get(key) for key in _ITEM_KEYS[:count]]
+    for item in items:
+        if type(item) is not dict:
+            return None
+    return items  # type: ignore[return-value]  # every item checked to be a dict
