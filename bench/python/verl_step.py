@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 import statistics
 import sys
 import tempfile
@@ -61,6 +62,8 @@ async def flat_compute_score(data_source: Any, solution_str: str, ground_truth: 
     return flat_score(extra_info)
 
 
+#: A PLawBench subitem marker, "(+N分)", as a flat PLawBench score reads it.
+_PLAWBENCH_MARKER = re.compile(r"[(（]\s*\+\s*([0-9]+(?:\.[0-9]+)?)\s*分?\s*[)）]")
 #: RaR-Explicit's categorical weights (the RaR paper's), as a flat RaR score uses them.
 _RAR_WEIGHTS = {"Essential": 1.0, "Important": 0.7, "Optional": 0.3, "Pitfall": 0.8}
 
@@ -92,6 +95,17 @@ def flat_score(extra_info: Any) -> Dict[str, float]:
                 p += [float(graded[str(k + 1)]["score"]) / 10 for k in range(len(graded))]
             except (ValueError, KeyError, TypeError):
                 p += [0.0] * 4
+    elif spec["format"] == "plawbench":  # PLawBench: a probability per "(+N分)" subitem, p = sum(prob x points) / points
+        rubrics = spec["row"]["reward_model"]["rubrics"]
+        weights = [float(r["points"]) for r in rubrics]
+        p = []
+        for output in judgments:
+            graded = json.loads(output)
+            for k in range(len(graded)):
+                item, w = rubrics[len(p)], weights[len(p)]
+                found = [float(x) for x in _PLAWBENCH_MARKER.findall(item["criterion"])] or [w]
+                answers = graded[str(k + 1)]["subitems"]
+                p.append(min(1.0, sum(answers[str(j + 1)]["prob_met"] * x for j, x in enumerate(found)) / w))
     elif spec["format"] == "rar-explicit":  # RaR-Explicit: categorical weights, one {"satisfied": bool} per item
         weights = [_RAR_WEIGHTS[item["description"].split(" Criteria:", 1)[0].strip()] for item in spec["row"]["rubric"]]
         p = []

@@ -30,6 +30,14 @@ def rar_category(points: float) -> str:
 def gear_spec(record: Dict[str, Any], graph: Dict[str, Any], form: str, index: int = 0) -> Dict[str, Any]:
     """extra_info["gear"] (as a dict) for a HealthBench record in one format; ``rar-explicit`` (no
     converter target: RaR rows come as released) as a RaR row of the same rubric and graph."""
+    if form == "plawbench":  # an official GEAR row of positive points, even items split in two "(+N分)" subitems
+        row = healthbench_row(record, index=index, graph=graph, format="gear", gear_as="dict")["extra_info"]["gear"]["row"]
+        for k, item in enumerate(row["reward_model"]["rubrics"]):
+            points = abs(item["points"]) or 1
+            item["points"] = str(points) if k % 3 == 0 else points  # PLawBench's own rows give points as strings
+            if k % 2 == 0:
+                item["criterion"] = f"【得分】\n(+{points / 2:g}分) {item['criterion']} （+{points / 2:g}分）as stated"
+        return {"format": form, "row": row}
     if form == "writingbench":  # an official GEAR row, judged on WritingBench's 1-10 scale
         return {"format": form, "row": healthbench_row(record, index=index, graph=graph, format="gear", gear_as="dict")["extra_info"]["gear"]["row"]}
     if form == "rar-explicit":
@@ -75,6 +83,18 @@ def scored_outputs(rng: random.Random, count: int) -> List[str]:
     """WritingBench's scored outputs, one per request of up to 4 criteria, scores 1-10."""
     return [json.dumps({str(k + 1): {"reason": "judged", "score": rng.randint(1, 10)} for k in range(min(4, count - start))})
             for start in range(0, count, 4)]
+
+
+def subitem_outputs(rng: random.Random, rubrics: List[Dict[str, Any]]) -> List[str]:
+    """PLawBench's outputs, one per request of up to 4 criteria, a probability per subitem (two on
+    the criteria gear_spec split, else one)."""
+    outputs = []
+    for start in range(0, len(rubrics), 4):
+        chunk = rubrics[start:start + 4]
+        outputs.append(json.dumps({str(k + 1): {"subitems": {str(j + 1): {"prob_met": rng.choice([0, 1, round(rng.random(), 2)])}
+                                                              for j in range(2 if "分）" in item["criterion"] else 1)}}
+                                   for k, item in enumerate(chunk)}))
+    return outputs
 
 
 def cli_aggregate(lines: List[Dict[str, Any]], *flags: str) -> List[Dict[str, Any]]:

@@ -1,7 +1,7 @@
 """In-process scoring against the service it stands in for: a real ``gear serve``.
 
-For random rubrics (canonical and official rows, RuscaRL / MeRF, official GEAR host, RaR and
-WritingBench rows with random graphs), options, aggregators, judge scores and judge outputs (clean verdicts, and the outputs the
+For random rubrics (canonical and official rows, RuscaRL / MeRF, official GEAR host, RaR,
+WritingBench and PLawBench rows with random graphs), options, aggregators, judge scores and judge outputs (clean verdicts, and the outputs the
 service's reader repairs or refuses), whatever the in-process scorer answers must be exactly
 the service's answer for the same response (every field verl logs, float for float), and
 where the service refuses the row the in-process scorer must have declined it. The examples
@@ -11,6 +11,7 @@ the share is checked too).
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Dict, List, Optional
 
 import pytest
@@ -140,7 +141,8 @@ def official_rows(draw: Any) -> Dict[str, Any]:
         if draw(st.integers(0, 3)) == 1:
             item["tags"] = {"node_type": draw(node_types)}
         if draw(st.integers(0, 59)) == 29:
-            item["points"] = "5"  # a numeric string: the service's to read
+            # A numeric string: plain decimals are read in-process, the rest left to the service.
+            item["points"] = draw(st.sampled_from(["5", "2.5", "007", "0.1", " 5", "+5", "1e1", "5.", ".5", "0x10", "1" * 400, "", "-3"]))
         items.append(item)
     ids = [item.get("id") or f"r{k + 1}" for k, item in enumerate(items)]
     return {"format": "official-gear", "reward_model": {"rubrics": items, "graph": official_graph(draw, ids)}}
@@ -179,6 +181,57 @@ def writingbench_rows(draw: Any) -> Dict[str, Any]:
     if draw(st.integers(0, 9)) == 5 and rubrics:
         rubrics[-1]["tags"] = {"score_type": draw(st.sampled_from(["scale_1_10", "partial_points", " Partial_Points", 3]))}
     return {"format": "writingbench", "row": spec["row"]}
+
+
+#: A PLawBench subitem marker "(+N分)" in the forms the host reads, and some it does not.
+markers = rarely(st.sampled_from(["(+{}分)", "（+{}分）", "( + {} 分 )", "(+{})", "（+ {}）"]),
+                 st.sampled_from(["(+{}分", "(-{}分)", "(+{}\u3000分)", "(+{}\u200b分)", "(+{}\x1c分)", "[+{}分]"]), 10)
+
+
+@st.composite
+def plawbench_rows(draw: Any) -> Dict[str, Any]:
+    """Host ``plawbench`` rows: official GEAR rows whose criteria hold "(+N分)" subitems (their
+    points clamped to the criterion's), with the count of subitems each has as the test reads them."""
+    spec = draw(writingbench_rows())
+    for item in spec["row"]["reward_model"]["rubrics"]:
+        pieces = []
+        for _ in range(draw(st.integers(0, 3))):
+            points = draw(st.sampled_from(["1", "2", "2.5", "10", "0", "0.25"]))
+            pieces.append(draw(markers).format(points) + draw(st.sampled_from([" 给出结论", " names the rule", "", "\n"])))
+        item["criterion"] = draw(st.sampled_from(["【结论得分】\n", "", "criterion "])) + "".join(pieces)
+        if type(item["points"]) is not str and draw(st.integers(0, 9)):
+            item["points"] = abs(item["points"]) or 5  # PLawBench refuses items without positive points
+    return {"format": "plawbench", "row": spec["row"]}
+
+
+@st.composite
+def subitem_output(draw: Any, subitems: List[int]) -> str:
+    """PLawBench's output for a request whose criteria have ``subitems`` subitems: mostly the JSON its prompt asks for."""
+    items: Dict[str, Any] = {}
+    for k, count in enumerate(subitems):
+        answers: Dict[str, Any] = {}
+        for j in range(count):
+            prob = draw(rarely(st.one_of(st.sampled_from([0, 1, 0.5, 1.0, 0.95]), st.floats(0, 1)),
+                               st.sampled_from([1.5, -0.1, True, "0.9", None, float("nan")]), 100))
+            answers[str(j + 1)] = draw(rarely(st.just({"prob_met": prob}), st.sampled_from([prob, {"probability": prob}, {"prob_met": prob, "why": "x"}]), 100))
+        items[str(k + 1)] = {"subitems": answers}
+    odd = draw(rarely(st.none(), st.sampled_from(["drop", "extra", "list", "fence", "think", "text", "escape", "repeat", "criteria_met"]), 8))
+    if odd == "drop" and items and items["1"]["subitems"]:
+        items["1"]["subitems"].pop(str(len(items["1"]["subitems"])))
+    elif odd == "extra" and items:
+        items["1"]["subitems"][str(len(items["1"]["subitems"]) + 1)] = {"prob_met": 1}
+    elif odd == "criteria_met" and items:
+        items["1"] = {**items["1"], "criteria_met": True}
+    if odd == "list" and items:
+        items["1"]["subitems"] = list(items["1"]["subitems"].values())
+        odd = None
+    return keyed_output_text(items, odd, think='{"1": {"subitems": {"1": {"prob_met": 1}}}}', lead="Scores:", repeated=json.dumps({"subitems": {}}))
+
+
+def subitem_count(criterion: str) -> int:
+    """The markers in a drawn criterion the host reads (ASCII or full-width brackets, an optional 分)."""
+    ws = "[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+    return max(1, len(re.findall(f"[(\uff08]{ws}*\\+{ws}*[0-9]+(?:\\.[0-9]+)?{ws}*(?:\u5206{ws}*)?[)\uff09]", criterion)))
 
 
 @st.composite
@@ -358,7 +411,7 @@ def scores_for(draw: Any, count: int) -> Any:
 
 @st.composite
 def cases(draw: Any) -> Dict[str, Any]:
-    spec = draw(st.one_of(canonical_rows(), official_rows(), grader_rows(), official_host_rows(), rar_rows(), writingbench_rows()))
+    spec = draw(st.one_of(canonical_rows(), official_rows(), grader_rows(), official_host_rows(), rar_rows(), writingbench_rows(), plawbench_rows()))
     if spec["format"] == "canonical":
         count = len(spec["rubric"]["criteria"])
     elif spec["format"] == "official-gear":
@@ -371,8 +424,12 @@ def cases(draw: Any) -> Dict[str, Any]:
         judgments: Any = scores_for(draw, count + (1 if draw(st.integers(0, 39)) == 19 else 0))
     elif spec["format"] == "gear":
         judgments = [draw(official_outputs(count))] * draw(rarely(st.just(1), st.sampled_from([0, 2]), 20))
-    elif spec["format"] == "writingbench":
-        judgments = [draw(scored_output(min(4, count - start))) for start in range(0, count, 4)]
+    elif spec["format"] in ("writingbench", "plawbench"):
+        if spec["format"] == "writingbench":
+            judgments = [draw(scored_output(min(4, count - start))) for start in range(0, count, 4)]
+        else:
+            sizes = [subitem_count(item["criterion"]) for item in spec["row"]["reward_model"]["rubrics"]]
+            judgments = [draw(subitem_output(sizes[start:start + 4])) for start in range(0, count, 4)]
         if draw(st.integers(0, 19)) == 10:
             judgments = judgments[:-1] if draw(st.booleans()) else [*judgments, judgments[-1]]
     else:
@@ -389,6 +446,18 @@ def cases(draw: Any) -> Dict[str, Any]:
             "metrics": draw(st.booleans())}
 
 
+def assert_read_alike(server: EmbeddedServer, spec: Dict[str, Any], judgments: List[str], must_answer: bool, **kwargs: Any) -> None:
+    """The in-process answer for one host row's outputs, when it gives one (it must when
+    ``must_answer``), is the service's, every field."""
+    local = InProcessScorer(load_settings(metrics=True, **kwargs)).fields_of_text_row(json.dumps(spec), judgments)
+    assert local is not None or not must_answer, judgments
+    if local is None:
+        return
+    row = parse_row({"gear": json.dumps(spec)})
+    service = served(server.url, Sample(row, "", parse_judgment(judgments, row, ("extra_info", "gear_judgments"))), metrics=True, **kwargs)
+    assert list(local) == list(service) and local == service, judgments
+
+
 #: RaR-Explicit outputs the in-process reader must answer (verdicts, and unread ones that count against).
 RAR_READ_OUTPUTS = [SATISFIED % "true", SATISFIED % "false", ' {"reason": "ok", "satisfied": true, "x": null}\n',
                     '```json\n{"reason": "ok", "satisfied": false}\n```', '{"reason": "no verdict"}', '{"satisfied": null}', "I cannot decide", ""]
@@ -401,14 +470,41 @@ def test_each_rar_output_reads_as_the_service_reads_it(server: EmbeddedServer, o
     rubric = [{"title": "CT", "description": "Essential Criteria: Names non-contrast CT."},
               {"title": "Dose", "description": "Pitfall Criteria: Does not state a dose."}]
     spec = {"format": "rar-explicit", "row": {"question": "Which imaging first?", "rubric": rubric}}
-    judgments = [output, SATISFIED % "true"]
-    local = InProcessScorer(load_settings(metrics=True)).fields_of_text_row(json.dumps(spec), judgments)
-    assert local is not None or output not in RAR_READ_OUTPUTS
-    if local is None:
-        return
-    row = parse_row({"gear": json.dumps(spec)})
-    service = served(server.url, Sample(row, "", parse_judgment(judgments, row, ("extra_info", "gear_judgments"))), metrics=True)
-    assert list(local) == list(service) and local == service, output
+    assert_read_alike(server, spec, [output, SATISFIED % "true"], output in RAR_READ_OUTPUTS)
+
+
+#: PLawBench outputs for two criteria of 2 and 1 subitems: the ones the in-process reader must answer, then odd ones.
+SUBITEM_READ_OUTPUTS = ['{"1": {"subitems": {"1": {"prob_met": 0.95}, "2": {"prob_met": 0.1}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
+                        '{"2": {"subitems": {"1": {"prob_met": 1}}}, "1": {"subitems": {"2": {"prob_met": 0}, "1": {"prob_met": 1.0}}}}']
+SUBITEM_ODD_OUTPUTS = [
+    '{"1": {"subitems": {"1": 0.95, "2": 0.1}}, "2": {"subitems": {"1": 0.8}}}',
+    '{"1": {"subitems": {"1": {"prob_met": 0.95}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
+    '{"1": {"subitems": {"1": {"prob_met": 0.95}, "2": {"prob_met": 0.1}, "3": {"prob_met": 1}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
+    '{"1": {"subitems": {"1": {"prob_met": 1.5}, "2": {"prob_met": 0.1}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
+    '{"1": {"subitems": {"1": {"prob_met": true}, "2": {"prob_met": 0.1}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
+    '{"1": {"subitems": {"1": {"probability": 0.9, "prob_met": 0.2}, "2": {"prob_met": 0.1}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
+    '{"1": {"subitems": [{"prob_met": 0.95}, {"prob_met": 0.1}]}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
+    '{"1": {"items": {"1": {"prob_met": 0.95}, "2": {"prob_met": 0.1}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
+    '{"1": {"subitems": null, "items": {"1": {"prob_met": 0.95}, "2": {"prob_met": 0.1}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
+    '{"1": {"subitems": {"item_1": {"prob_met": 0.95}, "2": {"prob_met": 0.1}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
+    '{"1": {"subitems": {"1": {"prob_met": 0.95}, "2": {"prob_met": 0.1}}, "criteria_met": false}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
+    '{"1": {"subitems": {"1": {"prob_met": NaN}, "2": {"prob_met": 0.1}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
+    '{"1": {"subitems": {"1": {"prob_met": 0.95}, "2": {"prob_met": 0.1}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}',
+    '{"1": {"subitems": {"1": {"prob_met": 0.95}, "2": {"prob_met": 0.1}, "1": {"prob_met": 0.2}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
+    '{"1": {"score": 7}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}', '{"1": {"awarded_points": 3}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
+    '```json\n{"1": {"subitems": {"1": {"prob_met": 0.95}, "2": {"prob_met": 0.1}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}\n```',
+    '{"1": {"subitems": {"1": {"prob_met": "0.95"}, "2": {"prob_met": 0.1}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
+]
+
+
+@pytest.mark.parametrize("output", [*SUBITEM_READ_OUTPUTS, *SUBITEM_ODD_OUTPUTS])
+def test_each_plawbench_output_reads_as_the_service_reads_it(server: EmbeddedServer, output: str) -> None:
+    """Every listed output for a PLawBench row of two criteria ("(+N分)" subitems: 4 + 6 points,
+    and none, so the whole criterion's 3): the in-process answer, when it gives one, is the service's."""
+    rubrics = [{"id": "r1", "criterion": "【结论得分】\n(+4分) 某甲有权主张。（+ 6 分）依据法条。", "points": "10"},
+               {"id": "r2", "criterion": "States the applicable article.", "points": 3}]
+    spec = {"format": "plawbench", "row": {"prompt": [{"role": "user", "content": "某甲能否主张？"}], "reward_model": {"rubrics": rubrics}}}
+    assert_read_alike(server, spec, [output], output in SUBITEM_READ_OUTPUTS, aggregator="hard")
 
 
 #: WritingBench outputs for two criteria: the ones the in-process reader must answer, then odd ones.
@@ -434,13 +530,7 @@ def test_each_writingbench_output_reads_as_the_service_reads_it(server: Embedded
     rubrics = [{"id": "r1", "criterion": "Keeps to the requested length.", "points": 5},
                {"id": "r2", "criterion": "Invents a quotation.", "points": -3}]
     spec = {"format": "writingbench", "row": {"prompt": [{"role": "user", "content": "Write a short essay."}], "reward_model": {"rubrics": rubrics}}}
-    local = InProcessScorer(load_settings(metrics=True, aggregator="hard")).fields_of_text_row(json.dumps(spec), [output])
-    assert local is not None or output not in SCORED_READ_OUTPUTS
-    if local is None:
-        return
-    row = parse_row({"gear": json.dumps(spec)})
-    service = served(server.url, Sample(row, "", parse_judgment([output], row, ("extra_info", "gear_judgments"))), metrics=True, aggregator="hard")
-    assert list(local) == list(service) and local == service, output
+    assert_read_alike(server, spec, [output], output in SCORED_READ_OUTPUTS, aggregator="hard")
 
 
 tally = {"in_process": 0, "declined": 0, "one_step": 0}
@@ -494,5 +584,5 @@ def test_most_examples_were_answered_in_process() -> None:
     # five row kinds, before WritingBench rows): a third overall, and answers in every row format, so none holds vacuously.
     assert tally["in_process"] >= total / 3, tally
     if total >= 300:
-        for form in ("canonical", "official-gear", "ruscarl", "merf", "gear", "rar-explicit", "writingbench"):
+        for form in ("canonical", "official-gear", "ruscarl", "merf", "gear", "rar-explicit", "writingbench", "plawbench"):
             assert tally.get(f"in_process {form}", 0) >= 5, (form, tally)

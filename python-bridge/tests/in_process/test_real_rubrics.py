@@ -1,6 +1,7 @@
 """In-process scoring on the shipped HealthBench rubrics (hand-annotated graphs): every row of every
 format the in-process scorer reads (official GEAR host rows with the official judge's outputs, RaR
-rows of the same rubrics with RaR-Explicit verdicts, and WritingBench rows with scored outputs, too)
+rows of the same rubrics with RaR-Explicit verdicts, WritingBench rows with scored outputs, and
+PLawBench rows with "(+N分)" subitems and a probability per subitem, too)
 is scored here (none declined), with the CLI's rewards."""
 from __future__ import annotations
 
@@ -19,10 +20,10 @@ from verl_glue.samples import expected_rewards, make_samples
 def test_every_shipped_rubric_is_scored_in_process_as_the_cli_scores_it(aggregator: str) -> None:
     # Each of the 30 rubrics in each format; the HealthBench-grader outputs include unreadable ones.
     samples: List[Dict[str, Any]] = [
-        sample for form in ("canonical", "official-gear", "ruscarl", "merf", "gear", "rar-explicit", "writingbench")
+        sample for form in ("canonical", "official-gear", "ruscarl", "merf", "gear", "rar-explicit", "writingbench", "plawbench")
         for sample in make_samples(seed=40, prompts=30, group=2, formats=(form,))
     ]
-    assert len({(s["form"], s["extra_info"]["index"], s["uid"]) for s in samples}) == 7 * 30  # 30 prompts (records) a format
+    assert len({(s["form"], s["extra_info"]["index"], s["uid"]) for s in samples}) == 8 * 30  # 30 prompts (records) a format
     settings = load_settings(aggregator=aggregator)
     scorer = InProcessScorer(settings)
     fields = []

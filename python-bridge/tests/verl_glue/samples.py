@@ -5,7 +5,7 @@ import json
 import random
 from typing import Any, Dict, List, Sequence, Tuple
 
-from cases import cli_aggregate, cli_score, gear_spec, grader_outputs, healthbench_records, random_scores, rar_outputs, scored_outputs
+from cases import cli_aggregate, cli_score, gear_spec, grader_outputs, healthbench_records, random_scores, rar_outputs, scored_outputs, subitem_outputs
 
 FORMATS = ("canonical", "official-gear", "ruscarl", "gear")
 
@@ -49,6 +49,8 @@ def make_samples(seed: int, prompts: int, group: int, formats: Sequence[str] = F
                 judgments = rar_outputs(rng, count)
             elif form == "writingbench":
                 judgments = scored_outputs(rng, count)
+            elif form == "plawbench":
+                judgments = subitem_outputs(rng, spec["row"]["reward_model"]["rubrics"])
             else:
                 judgments = grader_outputs(rng, count)
             samples.append({

@@ -69,14 +69,17 @@ def flat_object(text: str) -> dict[str, Any] | None:
     return value
 
 
-def keyed_items(raw: str, count: int) -> list[dict[str, Any]] | None:
-    """A batch output as its prompt asks for it: plain ASCII JSON without ``\\u`` escapes or
-    reasoning tags, one object with exactly the keys "1".."count", each an object, and nothing
-    nested below those (braces are counted, so a brace or bracket inside a string declines it too:
-    the service's depth limit cannot apply, and the whole text is its first JSON candidate). The
-    items in key order; a repeated key keeps its last value, as in the service (Python's json),
-    which only notes it. None for anything else."""
-    if count > len(_ITEM_KEYS) or not raw.isascii() or "\\u" in raw or raw.count("{") != count + 1 or "[" in raw or has_reasoning_tags(raw):
+def keyed_items(raw: str, count: int, nested: bool = False) -> list[dict[str, Any]] | None:
+    """A batch output as its prompt asks for it: plain ASCII JSON without ``\\u`` escapes, lists
+    or reasoning tags, one object with exactly the keys "1".."count", each an object (the whole text
+    is then the service's first JSON candidate, and that object its payload). Unless ``nested``
+    (the caller checks the items' own objects), nothing is nested below the items: braces are
+    counted, so a brace inside a string declines it too. The items in key order; a repeated key
+    keeps its last value, as in the service (Python's json), which only notes it. None for
+    anything else."""
+    if count > len(_ITEM_KEYS) or not raw.isascii() or "\\u" in raw or "[" in raw or has_reasoning_tags(raw):
+        return None
+    if not nested and raw.count("{") != count + 1:
         return None
     try:
         value = _FINITE_DECODER.decode(raw)

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-__all__ = ["LocalOptions", "resolve_options", "host_options", "gear_host_options", "rar_host_options"]
+__all__ = ["LocalOptions", "resolve_options", "host_options", "gear_host_options", "zero_reward_options"]
 
 _RELATIONS = ("weak", "strong", "activation")
 _DEFAULT_RETENTION = {"weak": 0.6, "strong": 0.2, "activation": 0.0}
@@ -104,6 +104,7 @@ def host_options(options: LocalOptions) -> LocalOptions:
     return replace(options, normalize="positive-sum", empty_denominator="zero-reward", clip=False)
 
 
-def rar_host_options(options: LocalOptions) -> LocalOptions:
-    """RaR-Explicit's options: the host's normalization over the user's, the user's clip (adapters/rar-explicit/format.ts)."""
+def zero_reward_options(options: LocalOptions) -> LocalOptions:
+    """RaR-Explicit's and PLawBench's options: the host's normalization over the user's, the user's
+    clip (adapters/rar-explicit/format.ts, adapters/scored/format.ts)."""
     return replace(options, normalize="positive-sum", empty_denominator="zero-reward")

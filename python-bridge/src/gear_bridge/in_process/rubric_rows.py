@@ -1,12 +1,14 @@
 """A row's rubric read as the service reads it, for in-process scoring.
 
 Canonical rubrics (core/model/rubric.ts), official GEAR ``reward_model``s
-(core/formats/official-gear.ts), official GEAR host rows (adapters/official-gear/format.ts), RuscaRL / MeRF rows (adapters/ruscarl/format.ts) and RaR rows
-(host ``rar-explicit``, adapters/rar-explicit/format.ts) become one
-:class:`RubricParts`. Each reader returns None for anything the service would refuse or read in a
-way not reproduced here (a numeric-string weight, an unknown node or edge type, a ``null`` where a
-field must be absent, a rubric over the service's default limits): those rows go to the service,
-which scores them or names the bad field. So nothing is scored here that the service would refuse.
+(core/formats/official-gear.ts), official GEAR host rows (adapters/official-gear/format.ts, and
+WritingBench / PLawBench rows, adapters/scored/format.ts), RuscaRL / MeRF rows
+(adapters/ruscarl/format.ts) and RaR rows (host ``rar-explicit``, adapters/rar-explicit/format.ts)
+become one :class:`RubricParts`. Each reader returns None for anything the service would refuse or
+read in a way not reproduced here (a numeric-string weight other than a plain decimal, an unknown
+node or edge type, a ``null`` where a field must be absent, a rubric over the service's default
+limits): those rows go to the service, which scores them or names the bad field. So nothing is
+scored here that the service would refuse.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import math
 import re
 from typing import Any, NamedTuple, Sequence
 
-__all__ = ["RubricParts", "Edge", "read_canonical", "read_official", "read_official_row", "read_writingbench_row", "read_ruscarl", "read_rar", "MAX_CRITERIA", "MAX_EDGES"]
+__all__ = ["RubricParts", "Edge", "read_canonical", "read_official", "read_official_row", "read_scored_row", "read_ruscarl", "read_rar", "MAX_CRITERIA", "MAX_EDGES"]
 
 #: The service's default limits (python-bridge/service/limits.ts): a larger rubric is its to refuse.
 MAX_CRITERIA = 512
@@ -197,10 +199,15 @@ def _official(points: list[float], texts: list[str], declared_ids: list[Any] | N
     return RubricParts(tuple(ids), tuple(points), tuple(edges), tuple(texts), tuple(roles))
 
 
-def _points(rubrics: Any) -> tuple[list[float], list[str]] | None:
+#: Numeric strings read here: plain decimals, which JavaScript's Number() and Python's float()
+#: both round correctly (the service's PointsSchema takes more: signs, exponents, whitespace).
+_DECIMAL = re.compile("[0-9]+(?:[.][0-9]+)?")
+
+
+def _points(rubrics: Any, numeric_strings: bool = False) -> tuple[list[float], list[str]] | None:
     """The points and criterion texts of rubric items (at least one), each with a string criterion
     and a number of points. RuscaRL's reader takes numbers only; the official one also numeric
-    strings, which are left to the service here (None)."""
+    strings (``numeric_strings``): plain decimals are read here, other ones left to the service (None)."""
     if type(rubrics) is not list or not rubrics:
         return None
     points: list[float] = []
@@ -209,7 +216,14 @@ def _points(rubrics: Any) -> tuple[list[float], list[str]] | None:
         if type(item) is not dict:
             return None
         text = item.get("criterion")
-        value = _finite_number(item.get("points"))
+        given = item.get("points")
+        value: float | None
+        if numeric_strings and type(given) is str and _DECIMAL.fullmatch(given) is not None:
+            value = float(given)
+            if not math.isfinite(value):
+                return None  # the service refuses a string that overflows float64
+        else:
+            value = _finite_number(given)
         if type(text) is not str or value is None:
             return None
         points.append(value)
@@ -222,7 +236,7 @@ def read_official(reward_model: Any) -> RubricParts | None:
     if type(reward_model) is not dict:
         return None
     rubrics: Any = reward_model.get("rubrics")
-    read = _points(rubrics)  # also checks that rubrics is a list of objects
+    read = _points(rubrics, numeric_strings=True)  # also checks that rubrics is a list of objects
     if read is None:
         return None
     return _official(*read, [item.get("id") for item in rubrics], [item.get("tags") for item in rubrics], reward_model.get("graph"))
@@ -263,9 +277,11 @@ def read_official_row(row: Any) -> RubricParts | None:
     return parts
 
 
-def read_writingbench_row(row: Any) -> RubricParts | None:
-    """A WritingBench row (host ``writingbench``: an official GEAR row) whose every item is on the
-    host's default 1-10 scale: one declaring its own ``score_type`` is left to the service."""
+def read_scored_row(row: Any, host: str) -> RubricParts | None:
+    """A WritingBench or PLawBench row (an official GEAR row) whose every item is on the host's
+    default scale (WritingBench 1-10, PLawBench partial points out of its positive points): one
+    declaring its own ``score_type``, and a PLawBench item without positive points (the service
+    refuses it), is left to the service."""
     parts = read_official_row(row)
     if parts is None:
         return None
@@ -273,6 +289,8 @@ def read_writingbench_row(row: Any) -> RubricParts | None:
         tags = item.get("tags")
         if type(tags) is dict and "score_type" in tags:
             return None
+    if host == "plawbench" and not all(w > 0 for w in parts.weights):
+        return None
     return parts
 
 

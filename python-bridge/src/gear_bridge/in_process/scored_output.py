@@ -1,4 +1,4 @@
-"""WritingBench judge outputs (host ``writingbench``) read in-process where the reading is certain.
+"""WritingBench and PLawBench judge outputs read in-process where the reading is certain.
 
 adapters/scored/judge-parse.ts reads one output per request of up to 4 criteria as the official
 scored code does: reasoning stripped, JSON candidates in the host's order, item keys "1", "01",
@@ -10,21 +10,29 @@ asks for is read, the one no step after the first can read differently: plain AS
 a number ``score`` in [1, 10] and none of the fields read before it (``normalized_score``,
 ``prob_met``, ``probability``, ``prob``, ``p``, ``criteria_met``), nothing nested deeper. Its
 judgments all read "ok", so no failure policy applies. Anything else goes to the service: None.
+
+PLawBench (its default ``pi_mode`` prob) splits each criterion into its "(+N分)" subitems
+(:func:`subitem_points`, the host's ``_extract_point_subitems``) and asks a probability per
+subitem: p = clamp(sum(probability x points) / max, 0, 1) with max the criterion's points. Read
+here only as its prompt asks: keys "1".."k", each exactly ``{"subitems": {...}}`` with exactly the
+keys "1".."m" of its m subitems, each exactly ``{"prob_met": x}`` with x a number in [0, 1].
 """
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, Sequence
 
 from .json_reading import keyed_items
 
-__all__ = ["read_scored_output", "SCORED_CHUNK", "SCORED_THRESHOLD"]
+__all__ = ["read_scored_output", "read_subitem_output", "subitem_points", "SCORED_CHUNK", "SCORED_THRESHOLD"]
 
 #: Criteria per judge request (GEAR_MAX_RUBRICS_PER_JUDGE, adapters/scored/judge-prompt.ts).
 SCORED_CHUNK = 4
 #: score_met_threshold: met = p >= 0.7 (the official default).
 SCORED_THRESHOLD = 0.7
 
+_ITEM_KEYS = tuple(str(k) for k in range(1, SCORED_CHUNK + 1))
 #: Fields the host reads before ``score`` (a probability times the maximum, or a verdict).
 _READ_BEFORE_SCORE = ("normalized_score", "prob_met", "probability", "prob", "p", "criteria_met")
 
@@ -45,6 +53,53 @@ def read_scored_output(raw: str, count: int) -> tuple[list[float], list[bool]] |
             if field in item:
                 return None
         x = score / 10
+        p.append(x)
+        met.append(x >= SCORED_THRESHOLD)
+    return p, met
+
+
+# Python's whitespace (str.isspace), as the host's pattern reads \s and as adapters/scored/subitems.ts writes it out.
+_PY_WS = "[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+_MARKER = re.compile(f"[(\uff08]{_PY_WS}*\\+{_PY_WS}*([0-9]+(?:\\.[0-9]+)?){_PY_WS}*(?:\u5206{_PY_WS}*)?[)\uff09]")
+
+
+def subitem_points(criterion: str, max_points: float) -> tuple[float, ...]:
+    """The points of a criterion's "(+N分)" subitems, each clamped to [0, max_points]; the whole
+    criterion is one subitem of max_points when it has no marker (adapters/scored/subitems.ts)."""
+    found = [float(match.group(1)) for match in _MARKER.finditer(criterion)]
+    if not found:
+        return (max_points,)
+    return tuple([max(0.0, min(max_points, points)) for points in found])
+
+
+_SUBITEM_KEYS = tuple(str(k) for k in range(1, 65))
+
+
+def read_subitem_output(raw: str, subitems: Sequence[Sequence[float]], maxima: Sequence[float]) -> tuple[list[float], list[bool]] | None:
+    """The probabilities and verdicts of one PLawBench request's criteria (their subitems' points
+    and their maxima, in request order), or None when the service must read the output."""
+    count = len(subitems)
+    items = keyed_items(raw, count, nested=True) if 1 <= count <= SCORED_CHUNK else None
+    if items is None:
+        return None
+    p: list[float] = []
+    met: list[bool] = []
+    for item, points_of, most in zip(items, subitems, maxima):
+        if len(item) != 1:
+            return None
+        answers = item.get("subitems")
+        if type(answers) is not dict or len(answers) != len(points_of) or len(points_of) > len(_SUBITEM_KEYS):
+            return None
+        awarded = 0.0
+        for sub_key, points in zip(_SUBITEM_KEYS, points_of):
+            answer = answers.get(sub_key)
+            if type(answer) is not dict or len(answer) != 1:
+                return None
+            prob: Any = answer.get("prob_met")
+            if type(prob) is not float and type(prob) is not int or not 0 <= prob <= 1:
+                return None
+            awarded += prob * points  # the host adds left to right from 0
+        x = max(0.0, min(1.0, max(0.0, min(most, awarded)) / most))
         p.append(x)
         met.append(x >= SCORED_THRESHOLD)
     return p, met

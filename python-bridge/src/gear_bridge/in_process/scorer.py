@@ -22,10 +22,10 @@ from .fcp import FcpCounter
 from .grader_output import UNREAD, read_verdict
 from .layout import Layout, compile_layout
 from .official_output import read_batch_output
-from .options import LocalOptions, gear_host_options, host_options, rar_host_options, resolve_options
+from .options import LocalOptions, gear_host_options, host_options, resolve_options, zero_reward_options
 from .rar_output import read_satisfied
-from .rubric_rows import RubricParts, read_canonical, read_official, read_official_row, read_rar, read_ruscarl, read_writingbench_row
-from .scored_output import SCORED_CHUNK, read_scored_output
+from .rubric_rows import RubricParts, read_canonical, read_official, read_official_row, read_rar, read_ruscarl, read_scored_row
+from .scored_output import SCORED_CHUNK, read_scored_output, read_subitem_output, subitem_points
 
 __all__ = ["InProcessScorer", "in_process_scorer", "IN_PROCESS_METHODS"]
 
@@ -34,12 +34,12 @@ IN_PROCESS_METHODS = ("flat", "hard", "gear", "gear-exact", "auto")
 _EXACT_METHODS = ("gear-exact", "auto")
 #: Hosts whose judge outputs are read in-process: one HealthBench-grader output per criterion, one
 #: RaR-Explicit verdict per criterion, the official GEAR judge's one output for every criterion, or
-#: WritingBench's scored outputs.
+#: WritingBench's and PLawBench's scored outputs.
 _GRADER_HOSTS = ("ruscarl", "merf")
 _RAR_HOST = "rar-explicit"
 _BATCH_HOST = "gear"
-#: WritingBench: one scored output per request of up to 4 criteria.
-_SCORED_HOST = "writingbench"
+#: WritingBench and PLawBench: one scored output per request of up to 4 criteria.
+_SCORED_HOSTS = ("writingbench", "plawbench")
 _READERS = {"canonical": read_canonical, "official-gear": read_official}
 _MAX_LAYOUTS = 8192
 _DECLINED = object()
@@ -61,7 +61,7 @@ class InProcessScorer:
         self._metrics = settings.metrics
         self._host_options = host_options(options) if options is not None else None
         self._gear_host_options = gear_host_options(options) if options is not None else None
-        self._rar_host_options = rar_host_options(options) if options is not None else None
+        self._zero_reward_options = zero_reward_options(options) if options is not None else None
         self._layouts: dict[str, Any] = {}
         self._lock = threading.Lock()
         #: How many responses were scored here, and how many were left to the service.
@@ -95,9 +95,11 @@ class InProcessScorer:
         return self._compile_content(row.format, row.content)
 
     def _compile_content(self, form: str, content: Any) -> Any:
-        """The (layout, host or None, exact plan or None) of a row's format and content, or _DECLINED."""
+        """The (layout, host or None, exact plan or None, PLawBench's subitem points or None) of a
+        row's format and content, or _DECLINED."""
         parts: RubricParts | None
         options = self._options
+        subitems = None
         host = (self.settings.host or form) if form in HOSTS else None
         if host in _GRADER_HOSTS:
             parts = read_ruscarl(content)
@@ -107,10 +109,13 @@ class InProcessScorer:
             options = self._gear_host_options
         elif host == _RAR_HOST:
             parts = read_rar(content)
-            options = self._rar_host_options
-        elif host == _SCORED_HOST:
-            parts = read_writingbench_row(content)
-            options = self._gear_host_options  # WritingBench normalizes as the official GEAR host does
+            options = self._zero_reward_options
+        elif host in _SCORED_HOSTS:
+            parts = read_scored_row(content, host)
+            # WritingBench normalizes as the official GEAR host does, PLawBench as RaR-Explicit.
+            options = self._gear_host_options if host == "writingbench" else self._zero_reward_options
+            if parts is not None and host == "plawbench":
+                subitems = tuple([subitem_points(text, weight) for text, weight in zip(parts.texts, parts.weights)])
         elif host is not None:
             parts = None
         else:
@@ -121,7 +126,7 @@ class InProcessScorer:
         if layout is None:
             return _DECLINED
         plan = exact_plan(layout, parts, options, self._aggregator) if self._aggregator in _EXACT_METHODS else None
-        return _DECLINED if plan is DECLINED else (layout, host, plan)
+        return _DECLINED if plan is DECLINED else (layout, host, plan, subitems)
 
     def _entry_of_text(self, spec: str) -> Any:
         """:meth:`_entry` of a row that came as the JSON text ``spec``, read straight to its
@@ -144,9 +149,9 @@ class InProcessScorer:
         if entry is _DECLINED:
             self.declined += 1
             return None
-        layout, host, plan = entry
+        layout, host, plan, subitems = entry
         if host:
-            out = None if isinstance(judgment, JudgeScores) else self._host_fields(layout, plan, host, judgment)
+            out = None if isinstance(judgment, JudgeScores) else self._host_fields(layout, plan, host, judgment, subitems)
         elif isinstance(judgment, JudgeScores) and len(judgment.p) == layout.size:
             out = self._aggregated(layout, plan, judgment.p, judgment.d, fcp)
         else:
@@ -175,9 +180,9 @@ class InProcessScorer:
                 return None  # the caller's reading names the field
         if entry is _DECLINED:
             return None
-        layout, host, plan = entry
+        layout, host, plan, subitems = entry
         if host:
-            out = (self._host_fields(layout, plan, host, judgments) if type(judgments) is list and _STRINGS.issuperset(map(type, judgments))
+            out = (self._host_fields(layout, plan, host, judgments, subitems) if type(judgments) is list and _STRINGS.issuperset(map(type, judgments))
                    else None)
         else:
             usual = usual_scores(judgments)
@@ -186,15 +191,16 @@ class InProcessScorer:
             self.scored += 1
         return out
 
-    def _host_fields(self, layout: Layout, plan: ExactPlan | None, host: str, judgment: Sequence[str]) -> dict[str, float | int] | None:
+    def _host_fields(self, layout: Layout, plan: ExactPlan | None, host: str, judgment: Sequence[str],
+                     subitems: tuple[tuple[float, ...], ...] | None) -> dict[str, float | int] | None:
         weights = layout.weights
         if host == _BATCH_HOST:
             read = read_batch_output(judgment[0], layout.size) if len(judgment) == 1 else None
             if read is None:
                 return None
             return self._aggregated(layout, plan, read[0], read[1], None, _official_flat_reward(weights, read[0]))
-        if host == _SCORED_HOST:
-            return self._scored_fields(layout, plan, judgment)
+        if host in _SCORED_HOSTS:
+            return self._scored_fields(layout, plan, judgment, subitems)
         rar = host == _RAR_HOST
         read_one = read_satisfied if rar else read_verdict
         p: list[float] = []
@@ -215,20 +221,26 @@ class InProcessScorer:
         native = _rar_reward(weights, met) if rar else _ruscarl_reward(weights, met)
         return self._aggregated(layout, plan, p, met, None, native, unread)
 
-    def _scored_fields(self, layout: Layout, plan: ExactPlan | None, outputs: Sequence[str]) -> dict[str, float | int] | None:
-        """WritingBench: one output per request of up to 4 criteria, in rubric order, every one there."""
+    def _scored_fields(self, layout: Layout, plan: ExactPlan | None, outputs: Sequence[str],
+                       subitems: tuple[tuple[float, ...], ...] | None) -> dict[str, float | int] | None:
+        """WritingBench (``subitems`` None) or PLawBench: one output per request of up to 4
+        criteria, in rubric order, every one there; the native reward is each host's."""
         size = layout.size
         if len(outputs) != -(-size // SCORED_CHUNK):
             return None
+        weights = layout.weights
         p: list[float] = []
         met: list[bool] = []
         for start, output in zip(range(0, size, SCORED_CHUNK), outputs):
-            read = read_scored_output(output, min(SCORED_CHUNK, size - start))
+            end = min(size, start + SCORED_CHUNK)
+            read = (read_scored_output(output, end - start) if subitems is None
+                    else read_subitem_output(output, subitems[start:end], weights[start:end]))
             if read is None:
                 return None
             p += read[0]
             met += read[1]
-        return self._aggregated(layout, plan, p, met, None, _official_flat_reward(layout.weights, p))
+        native = _official_flat_reward(weights, p) if subitems is None else _plawbench_reward(weights, p)
+        return self._aggregated(layout, plan, p, met, None, native)
 
     def _aggregated(self, layout: Layout, plan: ExactPlan | None, p: Sequence[float], d: Sequence[bool] | None,
                     fcp: FcpCounter | None, native: float | None = None, unread: int = 0) -> dict[str, float | int] | None:
@@ -323,6 +335,17 @@ def _ruscarl_reward(weights: Sequence[float], met: Sequence[bool]) -> float:
         if m:
             achieved += w
     return achieved / possible + 0.0
+
+
+def _plawbench_reward(weights: Sequence[float], p: Sequence[float]) -> float:
+    """PLawBench's standard reward over the positive points, added left to right (adapters/scored/native-reward.ts)."""
+    possible = 0.0
+    achieved = 0.0
+    for w, x in zip(weights, p):
+        if w > 0:
+            possible += w
+            achieved += w * x
+    return achieved / possible if possible > 0 else 0.0
 
 
 def _rar_reward(weights: Sequence[float], met: Sequence[bool]) -> float:
