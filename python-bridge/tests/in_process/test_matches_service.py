@@ -580,9 +580,12 @@ def test_most_examples_were_answered_in_process() -> None:
     if total == 0:
         pytest.skip("run with the property test")
     print(tally)
-    # Hypothesis's draws drift between runs (38-61% answered in-process in ten runs of 600 with
-    # five row kinds, before WritingBench rows): a third overall, and answers in every row format, so none holds vacuously.
-    assert tally["in_process"] >= total / 3, tally
+    # Hypothesis's draws drift between runs: with eight row kinds, 37-52% were answered in-process
+    # in six runs of 600, and 7-76 per kind. A quarter overall, and answers in every row kind, so
+    # none holds vacuously without making CI flaky; test_real_rubrics.py requires answers for every
+    # kind (none declined), and the per-output tests above for the listed RaR, WritingBench and
+    # PLawBench outputs.
+    assert tally["in_process"] >= total / 4, tally
     if total >= 300:
         for form in ("canonical", "official-gear", "ruscarl", "merf", "gear", "rar-explicit", "writingbench", "plawbench"):
-            assert tally.get(f"in_process {form}", 0) >= 5, (form, tally)
+            assert tally.get(f"in_process {form}", 0) >= 1, (form, tally)
