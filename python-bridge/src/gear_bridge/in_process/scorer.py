@@ -2,7 +2,7 @@
 
 :class:`InProcessScorer` scores a response whose judgments are at hand (judge scores of a
 canonical or official-gear row, RuscaRL / MeRF grader outputs, RaR-Explicit verdicts, WritingBench
-scored outputs, or the official GEAR batch judge's outputs of a ``gear`` host row) under every
+and PLawBench scored outputs, or the official GEAR batch judge's outputs of a ``gear`` host row) under every
 aggregator (flat, hard, gear, gear-exact, auto), with the same floats as the service (the
 differential tests in python-bridge/tests/in_process check that against a real ``gear serve``).
 It answers None whenever it cannot be sure of that (see options.py, rubric_rows.py, layout.py and
