@@ -179,6 +179,32 @@ def test_unreachable_server_fails_within_connect_timeout() -> None:
     asyncio.run(main())
 
 
+def test_keepalive_pings_and_reconnects_leave_the_global_random_alone(server: EmbeddedServer) -> None:
+    """A trainer may seed the process's `random` to repeat a run; the client, on background
+    threads, must not move it: not by a keepalive ping (websockets draws the payload from `random`
+    every 20 s), nor by the jitter of its reconnect attempts."""
+    gone = start_server()
+    closed_url = gone.url
+    gone.stop()
+
+    async def main() -> None:
+        async with connect(server.url) as client:
+            await client.health()
+            link = client._link
+            assert link is not None
+            random.seed(7)
+            state = random.getstate()
+            pongs = [await link.ws.ping() for _ in range(3)]  # what websockets' keepalive sends
+            latencies = [await pong for pong in pongs]
+            assert all(latency >= 0 for latency in latencies) and random.getstate() == state
+        random.seed(7)
+        with pytest.raises(ConnectionLost):
+            await connect(closed_url, connect_timeout=0.3)  # several attempts, each after a jittered wait
+        assert random.getstate() == state
+
+    asyncio.run(main())
+
+
 def test_token_is_sent_and_required() -> None:
     """With --token the server accepts the client that sends it and refuses one that does not (HTTP 401)."""
     token = "s3cret-token-0123456789"

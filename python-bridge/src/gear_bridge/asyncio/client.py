@@ -12,8 +12,9 @@ import asyncio
 import inspect
 import logging
 import random
+import struct
 from types import TracebackType
-from typing import Any, Callable, Generator, Mapping, Sequence
+from typing import Any, Awaitable, Callable, Generator, Mapping, Sequence
 
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
@@ -37,6 +38,22 @@ _INITIAL_BACKOFF = 0.05
 _MAX_BACKOFF = 1.0
 # websockets 15 reads proxy settings from the environment; a loopback service is always direct.
 _PROXY_KWARGS: dict[str, Any] = {"proxy": None} if "proxy" in inspect.signature(ws_connect.__init__).parameters else {}
+#: The client's own random numbers (reconnect jitter, keepalive ping payloads). The process's global
+#: ``random`` belongs to the trainer, which may seed it for a run it can repeat: this client runs on
+#: background threads and must not move it.
+_RANDOM = random.Random()
+
+
+class _Connection(ClientConnection):
+    """websockets' client connection, with keepalive pings whose payload comes from :data:`_RANDOM`
+    (websockets draws it from the global ``random``, every ``ping_interval``)."""
+
+    async def ping(self, data: Any = None) -> Awaitable[Any]:
+        if data is None:  # as websockets picks it: four random bytes no pong is awaited for
+            data = struct.pack("!I", _RANDOM.getrandbits(32))
+            while data in self.pong_waiters:
+                data = struct.pack("!I", _RANDOM.getrandbits(32))
+        return await super().ping(data)
 
 
 class _Link:
@@ -229,6 +246,7 @@ class AsyncClient:
                     open_timeout=max(0.1, open_timeout) if open_timeout != float("inf") else None,
                     max_size=self.max_message_bytes,
                     compression=None,
+                    create_connection=_Connection,
                     **_PROXY_KWARGS,
                 )
                 break
@@ -245,7 +263,7 @@ class AsyncClient:
             if remaining <= 0:
                 raise ConnectionLost(f"cannot connect to {self.url} after {attempt} attempt(s): {failure}") from failure
             logger.debug("connect to %s failed (%s); retrying in %.2fs", self.url, failure, backoff)
-            await asyncio.sleep(min(backoff * (0.5 + random.random()), remaining))
+            await asyncio.sleep(min(backoff * (0.5 + _RANDOM.random()), remaining))
             backoff = min(backoff * 2, _MAX_BACKOFF)
         link = _Link(ws)
         link.reader = asyncio.create_task(self._read(link), name=f"gear-bridge-reader-{self.url}")
