@@ -32,7 +32,6 @@ SCORED_CHUNK = 4
 #: score_met_threshold: met = p >= 0.7 (the official default).
 SCORED_THRESHOLD = 0.7
 
-_ITEM_KEYS = tuple(str(k) for k in range(1, SCORED_CHUNK + 1))
 #: Fields the host reads before ``score`` (a probability times the maximum, or a verdict).
 _READ_BEFORE_SCORE = ("normalized_score", "prob_met", "probability", "prob", "p", "criteria_met")
 

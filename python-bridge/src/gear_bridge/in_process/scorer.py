@@ -218,7 +218,9 @@ class InProcessScorer:
                 verdict = weight < 0
             p.append(1.0 if verdict else 0.0)
             met.append(bool(verdict))
-        native = _rar_reward(weights, met) if rar else _ruscarl_reward(weights, met)
+        # RaR's eq. 1 (adapters/rar-explicit/native-reward.ts) over its positive category weights
+        # is the official flat reward, term for term.
+        native = _official_flat_reward(weights, p) if rar else _ruscarl_reward(weights, met)
         return self._aggregated(layout, plan, p, met, None, native, unread)
 
     def _scored_fields(self, layout: Layout, plan: ExactPlan | None, outputs: Sequence[str],
@@ -239,8 +241,10 @@ class InProcessScorer:
                 return None
             p += read[0]
             met += read[1]
-        native = _official_flat_reward(weights, p) if subitems is None else _plawbench_reward(weights, p)
-        return self._aggregated(layout, plan, p, met, None, native)
+        # WritingBench's native reward is the official flat one; PLawBench's standard one
+        # (adapters/scored/native-reward.ts) is too, term for term, over the positive points
+        # read_scored_row requires of it.
+        return self._aggregated(layout, plan, p, met, None, _official_flat_reward(weights, p))
 
     def _aggregated(self, layout: Layout, plan: ExactPlan | None, p: Sequence[float], d: Sequence[bool] | None,
                     fcp: FcpCounter | None, native: float | None = None, unread: int = 0) -> dict[str, float | int] | None:
@@ -335,28 +339,6 @@ def _ruscarl_reward(weights: Sequence[float], met: Sequence[bool]) -> float:
         if m:
             achieved += w
     return achieved / possible + 0.0
-
-
-def _plawbench_reward(weights: Sequence[float], p: Sequence[float]) -> float:
-    """PLawBench's standard reward over the positive points, added left to right (adapters/scored/native-reward.ts)."""
-    possible = 0.0
-    achieved = 0.0
-    for w, x in zip(weights, p):
-        if w > 0:
-            possible += w
-            achieved += w * x
-    return achieved / possible if possible > 0 else 0.0
-
-
-def _rar_reward(weights: Sequence[float], met: Sequence[bool]) -> float:
-    """RaR eq. 1 over every item, added left to right (adapters/rar-explicit/native-reward.ts)."""
-    total = 0.0
-    earned = 0.0
-    for w, m in zip(weights, met):
-        total += w
-        if m:
-            earned += w  # w * 1; w * 0 adds +0, which changes no sum of positive weights
-    return 0.0 if total == 0 else earned / total
 
 
 _scorers: dict[int, tuple[Settings, InProcessScorer]] = {}
