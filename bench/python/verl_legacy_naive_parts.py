@@ -16,13 +16,17 @@ configuration, so memory stays flat), every configuration running each step in t
 - the same with the shared-row guard's check skipped (what the guard costs; the guard stays
   on in every shipped path).
 
+Every function, flat's too, is loaded by verl's ``get_custom_reward_fn`` (``loaded_reward_fn``), as
+the trainer loads it: it wraps each to merge ``reward_kwargs`` into every call. (Flat's functions
+were called bare before, gear's through a wrapper; the wrapper costs flat 0.9% +- 0.8% of a step.)
+
 Per configuration: the median of each step's ratio to flat, with its standard error (from the
 quartiles) and quartiles.
 """
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, Dict, List
+from typing import Any, List
 
 from verl.utils import hf_tokenizer
 from verl.workers.reward_manager.naive import NaiveRewardManager as LegacyNaive
@@ -33,7 +37,7 @@ from gear_bridge import EmbeddedServer
 from gear_bridge.verl.reward_fn import compute_score_sync
 from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
 from paired_steps import TABLE_HEAD, paired_times, print_ratios  # noqa: E402  (bench/python)
-from verl_step import N, PROMPTS, distinct_rows, flat_score, flat_with_gear_keys, make_step, tokenizer_dir  # noqa: E402
+from verl_step import N, PROMPTS, distinct_rows, loaded_reward_fn, make_step, tokenizer_dir  # noqa: E402
 
 BASE_STEPS = 12
 
@@ -43,30 +47,28 @@ class _NoCheck:
         return None
 
 
+def unguarded_compute_score_sync(*args: Any, **kwargs: Any) -> Any:
+    """compute_score_sync with the shared-row guard's check skipped (the bench's only)."""
+    guard = row_judgments._guard
+    row_judgments._guard = _NoCheck()  # type: ignore[assignment]
+    try:
+        return compute_score_sync(*args, **kwargs)
+    finally:
+        row_judgments._guard = guard
+
+
 def main(steps: int, form: str) -> int:
     tokenizer = hf_tokenizer(tokenizer_dir())
     server = EmbeddedServer(GEAR_COMMAND, extra_args=["--log-level", "warn"]).__enter__()
-    guard = row_judgments._guard
     try:
-        def flat(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None) -> Dict[str, float]:
-            return flat_score(extra_info)
-
-        def flat_keys(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None) -> Dict[str, float]:
-            return flat_with_gear_keys(extra_info)
-
-        def gear(*args: Any, **kwargs: Any) -> Any:
-            return compute_score_sync(*args, **kwargs, url=server.url)
-
-        def unguarded(*args: Any, **kwargs: Any) -> Any:
-            row_judgments._guard = _NoCheck()  # type: ignore[assignment]
-            try:
-                return compute_score_sync(*args, **kwargs, url=server.url, metrics=True)  # its own settings, so its own scorer
-            finally:
-                row_judgments._guard = guard
-
-        functions: List[tuple[str, Callable[..., Any]]] = [
-            ("flat Python", flat), ("flat Python, returning gear's 12 keys", flat_keys), ("compute_score_sync", gear),
-            ("compute_score_sync, the shared-row guard's check skipped", unguarded)]
+        # Every function as verl loads it (loaded_reward_fn): flat's get verl's wrapper too.
+        functions: List[tuple[str, Any]] = [
+            ("flat Python", loaded_reward_fn("pkg://verl_legacy_step", "flat_sync")),
+            ("flat Python, returning gear's 12 keys", loaded_reward_fn("pkg://verl_legacy_step", "flat_keys_sync")),
+            ("compute_score_sync", loaded_reward_fn("pkg://gear_bridge.verl.reward_fn", "compute_score_sync", url=server.url)),
+            # Its own settings (metrics given), so its own scorer.
+            ("compute_score_sync, the shared-row guard's check skipped",
+             loaded_reward_fn("pkg://verl_legacy_naive_parts", "unguarded_compute_score_sync", url=server.url, metrics=True))]
         managers = [LegacyNaive(tokenizer, 0, compute_score=function) for _, function in functions]
         base = [make_step(tokenizer, distinct_rows(make_samples(seed=700 + k, prompts=PROMPTS, group=N, formats=(form,)), k))
                 for k in range(BASE_STEPS)]

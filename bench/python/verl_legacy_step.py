@@ -11,7 +11,8 @@ legacy naive manager (``verl.workers.reward_manager.naive``) calls its function 
 without awaiting: gear's ``compute_score_sync`` (one blocking request per call) against a flat
 function. The legacy batch manager (``verl.workers.reward_manager.batch``) calls its function once
 with the whole step: gear's ``compute_score_batched`` (one request per kind of row) against a flat
-function over the lists. Beside each flat function, the same returning its score under every key
+function over the lists. Every function, flat's too, is loaded by verl's ``get_custom_reward_fn``,
+as the trainer loads it (it wraps each to merge ``reward_kwargs`` into every call). Beside each flat function, the same returning its score under every key
 gear returns (what verl's handling of them costs). Each configuration runs each step in turn; gear/flat is the median of each
 step's own ratio, with its quartiles.
 """
@@ -21,7 +22,7 @@ import gc
 import statistics
 import sys
 import time
-from typing import Any, Callable, Dict, List
+from typing import Any, Dict, List
 
 from verl.utils import hf_tokenizer
 from verl.workers.reward_manager.batch import BatchRewardManager
@@ -29,10 +30,8 @@ from verl.workers.reward_manager.naive import NaiveRewardManager as LegacyNaive
 
 from conftest import GEAR_COMMAND  # noqa: E402  (python-bridge/tests)
 from gear_bridge import EmbeddedServer
-from gear_bridge.verl.batch import compute_score_batched
-from gear_bridge.verl.reward_fn import compute_score_sync
 from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
-from verl_step import GEAR_KEYS, LONG, N, PROMPTS, distinct_rows, flat_score, flat_with_gear_keys, lengthened, make_step, own_rows, tokenizer_dir  # noqa: E402
+from verl_step import GEAR_KEYS, LONG, N, PROMPTS, distinct_rows, flat_score, flat_with_gear_keys, lengthened, loaded_reward_fn, make_step, own_rows, tokenizer_dir  # noqa: E402
 
 REPEATS = 30  # medians of 12 moved by +-5% between runs
 
@@ -60,17 +59,18 @@ def main() -> int:
     tokenizer = hf_tokenizer(tokenizer_dir())
     server = EmbeddedServer(GEAR_COMMAND, extra_args=["--log-level", "warn"]).__enter__()
     try:
-        def bound(function: Callable[..., Any]) -> Callable[..., Any]:
-            # What verl's get_custom_reward_fn does with reward_kwargs.
-            return lambda *args, **kwargs: function(*args, **kwargs, url=server.url)
-
+        # Every function as verl loads it (loaded_reward_fn): flat's get verl's wrapper too.
+        flat, gear = "pkg://verl_legacy_step", "pkg://gear_bridge.verl.reward_fn"
         managers: List[tuple[str, str, Any]] = [
-            ("legacy naive", "flat Python", LegacyNaive(tokenizer, 0, compute_score=flat_sync)),
-            ("legacy naive", f"flat Python, returning gear's {len(GEAR_KEYS)} keys", LegacyNaive(tokenizer, 0, compute_score=flat_keys_sync)),
-            ("legacy naive", "compute_score_sync", LegacyNaive(tokenizer, 0, compute_score=bound(compute_score_sync))),
-            ("legacy batch", "flat Python", BatchRewardManager(tokenizer, 0, compute_score=flat_batched)),
-            ("legacy batch", f"flat Python, returning gear's {len(GEAR_KEYS)} keys", BatchRewardManager(tokenizer, 0, compute_score=flat_keys_batched)),
-            ("legacy batch", "compute_score_batched", BatchRewardManager(tokenizer, 0, compute_score=bound(compute_score_batched))),
+            ("legacy naive", "flat Python", LegacyNaive(tokenizer, 0, compute_score=loaded_reward_fn(flat, "flat_sync"))),
+            ("legacy naive", f"flat Python, returning gear's {len(GEAR_KEYS)} keys",
+             LegacyNaive(tokenizer, 0, compute_score=loaded_reward_fn(flat, "flat_keys_sync"))),
+            ("legacy naive", "compute_score_sync", LegacyNaive(tokenizer, 0, compute_score=loaded_reward_fn(gear, "compute_score_sync", url=server.url))),
+            ("legacy batch", "flat Python", BatchRewardManager(tokenizer, 0, compute_score=loaded_reward_fn(flat, "flat_batched"))),
+            ("legacy batch", f"flat Python, returning gear's {len(GEAR_KEYS)} keys",
+             BatchRewardManager(tokenizer, 0, compute_score=loaded_reward_fn(flat, "flat_keys_batched"))),
+            ("legacy batch", "compute_score_batched",
+             BatchRewardManager(tokenizer, 0, compute_score=loaded_reward_fn("pkg://gear_bridge.verl.batch", "compute_score_batched", url=server.url))),
         ]
         scenarios = {"judge scores (canonical rows)": ("canonical", 700, 0), "RuscaRL rows (grader outputs)": ("ruscarl", 800, 0),
                      f"RuscaRL rows, {LONG}-token responses": ("ruscarl", 900, LONG)}

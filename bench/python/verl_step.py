@@ -36,11 +36,13 @@ import numpy as np
 import torch
 from hydra import compose, initialize_config_dir
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+from omegaconf import OmegaConf
 from transformers import PreTrainedTokenizerFast
 
 import verl
 from verl import DataProto
 from verl.experimental.reward_loop import RewardLoopWorker
+from verl.trainer.ppo.reward import get_custom_reward_fn
 from verl.utils import hf_tokenizer
 from verl.utils.ray_utils import get_event_loop
 
@@ -129,6 +131,14 @@ def flat_score(extra_info: Any) -> Dict[str, float]:
 async def flat_keys_compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None, **kwargs: Any) -> Dict[str, float]:
     """The baseline returning the keys gear returns with metrics on: what verl's handling of them costs."""
     return flat_with_gear_keys(extra_info)
+
+
+def loaded_reward_fn(path: str, name: str, **reward_kwargs: Any) -> Any:
+    """A reward function as verl's trainer hands it to a legacy manager: loaded by verl's own
+    ``get_custom_reward_fn``, which wraps every custom function, flat's as much as gear's, to merge
+    ``reward_kwargs`` into each call (verl <= 0.6 wrapped it the same way)."""
+    config = {"reward": {"custom_reward_function": {"path": path, "name": name, "reward_kwargs": reward_kwargs}}}
+    return get_custom_reward_fn(OmegaConf.create(config))
 
 
 def flat_with_gear_keys(extra_info: Any) -> Dict[str, float]:

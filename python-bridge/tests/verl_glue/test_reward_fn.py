@@ -14,7 +14,7 @@ from gear_bridge import ConfigError, EmbeddedServer, RowError
 from gear_bridge.verl.rewarder import METRIC_KEYS, REWARD_KEYS
 
 SCORE_KEYS = REWARD_KEYS + METRIC_KEYS
-from gear_bridge.verl.reward_fn import compute_score
+from gear_bridge.verl.reward_fn import compute_score, compute_score_sync
 from samples import expected_rewards, make_samples
 from verl_standins import CharTokenizer, NaiveManager, assemble, compute_score_batch, get_custom_reward_fn, make_batch, parquet_like, verl_config
 
@@ -92,6 +92,30 @@ def test_environment_settings(server: EmbeddedServer, monkeypatch: pytest.Monkey
 
     assert asyncio.run(main()) == expected_rewards(samples, "flat")
     assert asyncio.run(main(aggregator="hard")) == expected_rewards(samples, "hard")
+
+
+def test_settings_follow_the_environment_between_calls_with_the_same_kwargs(server: EmbeddedServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Settings read for one call are reused for the next only when its keyword arguments are the
+    same objects and the environment is the same: a variable set or removed between two calls with
+    the same reward_kwargs applies from the second, and alternating reward_kwargs each keep theirs."""
+    samples = make_samples(seed=7, prompts=2, group=2, formats=("canonical",))
+    url = server.url
+    monkeypatch.delenv("GEAR_AGGREGATOR", raising=False)
+
+    def rewards(**kwargs: Any) -> List[float]:
+        return [compute_score_sync("hb", s["response"], "", dict(s["extra_info"]), url=url, **kwargs)["score"] for s in samples]
+
+    assert len({tuple(expected_rewards(samples, a)) for a in ("gear", "flat", "hard")}) == 3  # each change shows
+    assert rewards() == expected_rewards(samples)
+    monkeypatch.setenv("GEAR_AGGREGATOR", "flat")
+    assert rewards() == expected_rewards(samples, "flat")
+    monkeypatch.setenv("GEAR_AGGREGATOR", "hard")
+    assert rewards() == expected_rewards(samples, "hard")
+    monkeypatch.delenv("GEAR_AGGREGATOR")
+    assert rewards() == expected_rewards(samples)
+    for aggregator in ("flat", "gear", "flat", "hard"):
+        assert rewards(aggregator=aggregator) == expected_rewards(samples, aggregator)
+        assert rewards() == expected_rewards(samples)
 
 
 def test_reward_kwargs_changed_in_place_are_read_again(server: EmbeddedServer) -> None:

@@ -43,6 +43,8 @@ _SERVER_JUDGE_ENV = {
 
 _settings_cache: dict[tuple[str, tuple[str | None, ...]], Settings] = {}
 _calls: dict[tuple[Any, ...], "_Call"] = {}
+#: The answer of the last call read (any thread's): verl's calls repeat one set of keyword arguments.
+_last_call: "_Call | None" = None
 _settings_lock = threading.Lock()
 _scorers_lock = threading.Lock()
 _scorers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], Scorer]] = weakref.WeakKeyDictionary()
@@ -84,17 +86,25 @@ def settings_from_kwargs(kwargs: Mapping[str, Any]) -> tuple[Settings, Judge | N
     # environment are the key of the whole answer (~1 us, where reading them is ~3). Hashing the
     # values instead cost an OmegaConf `options` ~3 us more per call (a DictConfig hashes its
     # repr), a third of a repeat call. The answer holds the values, so their ids stay theirs.
-    key = (*kwargs, *map(id, kwargs.values()), _environment_key())
+    key = ((*kwargs, *map(id, kwargs.values())), _environment_key())
+    global _last_call
+    last = _last_call
+    # The last call's key first, compared without hashing it (its items are the same objects:
+    # an identity test each): hashing the key, ~30 items, was 3% of verl's legacy naive step.
+    if last is not None and last.key == key and last.unchanged():
+        return last.answer
     found = _calls.get(key)
     if found is not None and found.unchanged():
+        _last_call = found
         return found.answer
     answer = _read_kwargs(kwargs)
-    call = _Call.of(kwargs, answer)
+    call = _Call.of(key, kwargs, answer)
     if call is not None:
         with _settings_lock:
             if len(_calls) > 256:
                 _calls.clear()
             _calls[key] = call
+        _last_call = call
     return answer
 
 
@@ -104,20 +114,22 @@ class _Call:
     first read: verl builds reward_kwargs once from its config, and comparing one costs what
     reading it does.)"""
 
-    __slots__ = ("answer", "values", "plain")
+    __slots__ = ("key", "answer", "values", "plain")
 
-    def __init__(self, answer: tuple[Settings, Judge | None, RouterInfo], values: tuple[Any, ...], plain: tuple[tuple[Any, Any], ...]) -> None:
+    def __init__(self, key: tuple[Any, ...], answer: tuple[Settings, Judge | None, RouterInfo], values: tuple[Any, ...],
+                 plain: tuple[tuple[Any, Any], ...]) -> None:
+        self.key = key
         self.answer = answer
         self.values = values
         self.plain = plain
 
     @classmethod
-    def of(cls, kwargs: Mapping[str, Any], answer: tuple[Settings, Judge | None, RouterInfo]) -> _Call | None:
+    def of(cls, key: tuple[Any, ...], kwargs: Mapping[str, Any], answer: tuple[Settings, Judge | None, RouterInfo]) -> _Call | None:
         try:
             plain = tuple((v, copy.deepcopy(v)) for v in kwargs.values() if type(v) in (dict, list))
         except Exception:  # a value that cannot be copied: read every call
             return None
-        return cls(answer, tuple(kwargs.values()), plain)
+        return cls(key, answer, tuple(kwargs.values()), plain)
 
     def unchanged(self) -> bool:
         for value, was in self.plain:
