@@ -14,7 +14,13 @@ configuration, so memory stays flat), every configuration running each step in t
 - flat Python (the baseline), and the same returning gear's 12 keys (verl's handling of them);
 - gear's ``compute_score_sync``;
 - the same with the shared-row guard's check skipped (what the guard costs; the guard stays
-  on in every shipped path).
+  on in every shipped path);
+- its path with the settings read at the first call only (what reading them from every call's
+  keyword arguments and the environment costs), and the in-process scorer alone (no settings, no
+  checks of the call, no guard).
+
+Each gear configuration has reward_kwargs of its own (all with the default's values), so settings
+and an in-process scorer of its own.
 
 Every function, flat's too, is loaded by verl's ``get_custom_reward_fn`` (``loaded_reward_fn``), as
 the trainer loads it: it wraps each to merge ``reward_kwargs`` into every call. (Flat's functions
@@ -34,7 +40,10 @@ from verl.workers.reward_manager.naive import NaiveRewardManager as LegacyNaive
 import gear_bridge.verl.row_judgments as row_judgments
 from conftest import GEAR_COMMAND  # noqa: E402  (python-bridge/tests)
 from gear_bridge import EmbeddedServer
-from gear_bridge.verl.reward_fn import compute_score_sync
+from gear_bridge.in_process import InProcessScorer, in_process_scorer
+from gear_bridge.settings import Settings
+from gear_bridge.verl.reward_fn import _scored_or_sample, compute_score_sync
+from gear_bridge.verl.shared import settings_from_kwargs
 from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
 from paired_steps import TABLE_HEAD, paired_times, print_ratios  # noqa: E402  (bench/python)
 from verl_step import N, PROMPTS, distinct_rows, loaded_reward_fn, make_step, tokenizer_dir  # noqa: E402
@@ -57,6 +66,29 @@ def unguarded_compute_score_sync(*args: Any, **kwargs: Any) -> Any:
         row_judgments._guard = guard
 
 
+#: The settings of settings_once's first call.
+_ONCE: List[Settings] = []
+
+
+def settings_once(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None, **kwargs: Any) -> Any:
+    """compute_score_sync's path for these rows with its settings read at the first call only
+    (what reading them from each call's keyword arguments and the environment costs)."""
+    if not _ONCE:
+        _ONCE.append(settings_from_kwargs(kwargs)[0])
+    return _scored_or_sample(_ONCE[0], solution_str, extra_info)
+
+
+#: The in-process scorer of scorer_alone's first call's settings.
+_ALONE: List[InProcessScorer] = []
+
+
+def scorer_alone(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None, **kwargs: Any) -> Any:
+    """The in-process scorer alone: no settings read, no checks of the call, no guard."""
+    if not _ALONE:
+        _ALONE.append(in_process_scorer(settings_from_kwargs(kwargs)[0]))
+    return _ALONE[0].fields_of_text_row(extra_info["gear"], extra_info["gear_judgments"])
+
+
 def main(steps: int, form: str) -> int:
     tokenizer = hf_tokenizer(tokenizer_dir())
     server = EmbeddedServer(GEAR_COMMAND, extra_args=["--log-level", "warn"]).__enter__()
@@ -68,7 +100,10 @@ def main(steps: int, form: str) -> int:
             ("compute_score_sync", loaded_reward_fn("pkg://gear_bridge.verl.reward_fn", "compute_score_sync", url=server.url)),
             # Its own settings (metrics given), so its own scorer.
             ("compute_score_sync, the shared-row guard's check skipped",
-             loaded_reward_fn("pkg://verl_legacy_naive_parts", "unguarded_compute_score_sync", url=server.url, metrics=True))]
+             loaded_reward_fn("pkg://verl_legacy_naive_parts", "unguarded_compute_score_sync", url=server.url, metrics=True)),
+            ("compute_score_sync's path, settings read once",
+             loaded_reward_fn("pkg://verl_legacy_naive_parts", "settings_once", url=server.url, in_process=True)),
+            ("the in-process scorer alone", loaded_reward_fn("pkg://verl_legacy_naive_parts", "scorer_alone", url=server.url, judgments="auto"))]
         managers = [LegacyNaive(tokenizer, 0, compute_score=function) for _, function in functions]
         base = [make_step(tokenizer, distinct_rows(make_samples(seed=700 + k, prompts=PROMPTS, group=N, formats=(form,)), k))
                 for k in range(BASE_STEPS)]
