@@ -12,9 +12,10 @@ without awaiting: gear's ``compute_score_sync`` (one blocking request per call) 
 function. The legacy batch manager (``verl.workers.reward_manager.batch``) calls its function once
 with the whole step: gear's ``compute_score_batched`` (one request per kind of row) against a flat
 function over the lists. Every function, flat's too, is loaded by verl's ``get_custom_reward_fn``,
-as the trainer loads it (it wraps each to merge ``reward_kwargs`` into every call). Beside each flat function, the same returning its score under every key
-gear returns (what verl's handling of them costs). Each configuration runs each step in turn; gear/flat is the median of each
-step's own ratio, with its quartiles.
+as the trainer loads it (it wraps each to merge ``reward_kwargs`` into every call). Beside each
+flat function, the same returning its score under every key gear returns (what verl's handling of
+them costs). Each configuration runs each step in turn; gear/flat is the median of each step's own
+ratio, with its quartiles.
 """
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ def main() -> int:
     server = EmbeddedServer(GEAR_COMMAND, extra_args=["--log-level", "warn"]).__enter__()
     try:
         # Every function as verl loads it (loaded_reward_fn): flat's get verl's wrapper too.
-        flat, gear = "pkg://verl_legacy_step", "pkg://gear_bridge.verl.reward_fn"
+        flat, gear, batch = "pkg://verl_legacy_step", "pkg://gear_bridge.verl.reward_fn", "pkg://gear_bridge.verl.batch"
         managers: List[tuple[str, str, Any]] = [
             ("legacy naive", "flat Python", LegacyNaive(tokenizer, 0, compute_score=loaded_reward_fn(flat, "flat_sync"))),
             ("legacy naive", f"flat Python, returning gear's {len(GEAR_KEYS)} keys",
@@ -70,7 +71,7 @@ def main() -> int:
             ("legacy batch", f"flat Python, returning gear's {len(GEAR_KEYS)} keys",
              BatchRewardManager(tokenizer, 0, compute_score=loaded_reward_fn(flat, "flat_keys_batched"))),
             ("legacy batch", "compute_score_batched",
-             BatchRewardManager(tokenizer, 0, compute_score=loaded_reward_fn("pkg://gear_bridge.verl.batch", "compute_score_batched", url=server.url))),
+             BatchRewardManager(tokenizer, 0, compute_score=loaded_reward_fn(batch, "compute_score_batched", url=server.url))),
         ]
         scenarios = {"judge scores (canonical rows)": ("canonical", 700, 0), "RuscaRL rows (grader outputs)": ("ruscarl", 800, 0),
                      f"RuscaRL rows, {LONG}-token responses": ("ruscarl", 900, LONG)}

@@ -35,8 +35,8 @@ from typing import Any, Dict, List
 import numpy as np
 import torch
 from hydra import compose, initialize_config_dir
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 from omegaconf import OmegaConf
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 from transformers import PreTrainedTokenizerFast
 
 import verl
