@@ -588,4 +588,7 @@ def test_most_examples_were_answered_in_process() -> None:
     assert tally["in_process"] >= total / 4, tally
     if total >= 300:
         for form in ("canonical", "official-gear", "ruscarl", "merf", "gear", "rar-explicit", "writingbench", "plawbench"):
-            assert tally.get(f"in_process {form}", 0) >= 1, (form, tally)
+            # A kind drawn a few times only may have drawn only rows the scorer declines (merf: 6 of
+            # 6 in one run of 600): answers are required of the kinds drawn 20 times or more.
+            drawn = tally.get(f"in_process {form}", 0) + tally.get(f"declined {form}", 0)
+            assert drawn < 20 or tally.get(f"in_process {form}", 0) >= 1, (form, tally)
