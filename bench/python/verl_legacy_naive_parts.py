@@ -41,9 +41,9 @@ import gear_bridge.verl.row_judgments as row_judgments
 from conftest import GEAR_COMMAND  # noqa: E402  (python-bridge/tests)
 from gear_bridge import EmbeddedServer
 from gear_bridge.in_process import InProcessScorer, in_process_scorer
-from gear_bridge.settings import Settings
 from gear_bridge.verl.reward_fn import _scored_or_sample, compute_score_sync
-from gear_bridge.verl.shared import settings_from_kwargs
+from gear_bridge.verl.row_judgments import known_row_fields
+from gear_bridge.verl.shared import CallSettings, call_settings, settings_from_kwargs
 from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
 from paired_steps import TABLE_HEAD, paired_times, print_ratios  # noqa: E402  (bench/python)
 from verl_step import N, PROMPTS, distinct_rows, loaded_reward_fn, make_step, tokenizer_dir  # noqa: E402
@@ -67,15 +67,17 @@ def unguarded_compute_score_sync(*args: Any, **kwargs: Any) -> Any:
 
 
 #: The settings of settings_once's first call.
-_ONCE: List[Settings] = []
+_ONCE: List[CallSettings] = []
 
 
 def settings_once(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None, **kwargs: Any) -> Any:
     """compute_score_sync's path for these rows with its settings read at the first call only
     (what reading them from each call's keyword arguments and the environment costs)."""
     if not _ONCE:
-        _ONCE.append(settings_from_kwargs(kwargs)[0])
-    return _scored_or_sample(_ONCE[0], solution_str, extra_info)
+        _ONCE.append(call_settings(kwargs))
+    call = _ONCE[0]
+    fields = known_row_fields(call.known, call.settings.judgments_key, solution_str, extra_info, ("extra_info",))
+    return fields if fields is not None else _scored_or_sample(call.settings, solution_str, extra_info)
 
 
 #: The in-process scorer of scorer_alone's first call's settings.

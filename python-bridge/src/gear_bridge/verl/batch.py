@@ -108,8 +108,9 @@ def _given_pass(
     guard = shared_row_guard()
     scorer = in_process_scorer(settings) if settings.in_process else None
     key = settings.judgments_key
+    known = scorer if settings.judgments != "judge" else None
     for index, (extra_info, response) in enumerate(zip(extra_infos, solution_strs)):
-        made = known_row_fields(settings, response, extra_info, ("extra_infos", index), counter)
+        made = known_row_fields(known, key, response, extra_info, ("extra_infos", index), counter)
         if made is not None:
             results[index] = made
             continue

@@ -30,9 +30,13 @@ from ..sync.loop_thread import shared_loop_thread
 from .coalescer import IDLE_TURNS, GroupCoalescer
 from .rewarder import REWARD_KEYS, Rewarder, Sample, call_endpoints
 from .row_judgments import known_row_fields, row_judgments, shared_row_guard
-from .shared import settings_from_kwargs, shared_rewarder
+from .shared import RouterInfo, call_settings, shared_rewarder
 
 __all__ = ["REWARD_KEYS", "compute_score", "compute_score_sync"]
+
+#: Where a call's row sits, for errors.
+_PATH = ("extra_info",)
+
 
 def _coalescer(rewarder: Rewarder) -> GroupCoalescer[Sample, dict[str, float | int]]:
     """The rewarder's coalescer of single calls (a rewarder belongs to one event loop)."""
@@ -69,11 +73,9 @@ async def _judged_sample(judge: Judge, data_source: Any, solution_str: Any, grou
 
 
 def _scored_or_sample(settings: Settings, solution_str: Any, extra_info: Any) -> dict[str, float | int] | Sample:
-    """A response without a Python judge: its fields when scored in this process, else the sample
-    the server scores (with the row's judgments, or none for the service's judge to make)."""
-    fields = known_row_fields(settings, solution_str, extra_info, ("extra_info",))
-    if fields is not None:
-        return fields
+    """A response without a Python judge that known_row_fields did not take: its fields when scored
+    in this process, else the sample the server scores (with the row's judgments, or none for the
+    service's judge to make)."""
     row, judgment = _given(settings, solution_str, extra_info)
     fields = _in_process(settings, row, judgment)
     if fields is not None:
@@ -115,7 +117,12 @@ async def compute_score(
         ConfigError: a setting is unknown or invalid, or rows need a judge and none is configured.
         BridgeConnectionError: the server could not be reached or did not answer in time.
     """
-    settings, judge, router = settings_from_kwargs(kwargs)
+    call = call_settings(kwargs)
+    if call.judge is None:
+        fields = known_row_fields(call.known, call.judgments_key, solution_str, extra_info, _PATH)
+        if fields is not None:
+            return fields
+    settings, judge, router = call.answer
     if judge is None:
         given = _scored_or_sample(settings, solution_str, extra_info)
         if isinstance(given, dict):
@@ -147,13 +154,26 @@ def compute_score_sync(
     if asyncio._get_running_loop() is not None:
         raise RuntimeError("compute_score_sync blocks; in a running event loop, await compute_score instead")
 
-    settings, judge, router = settings_from_kwargs(kwargs)
+    call = call_settings(kwargs)
+    if call.judge is None:
+        fields = known_row_fields(call.known, call.judgments_key, solution_str, extra_info, _PATH)
+        if fields is not None:
+            return fields  # no round trip: what makes this manager's step cost that of a plain function
+    settings, judge, router = call.answer
     given: Sample | None = None
     if judge is None:
         scored = _scored_or_sample(settings, solution_str, extra_info)
         if isinstance(scored, dict):
-            return scored  # no round trip: what makes this manager's step cost that of a plain function
+            return scored
         given = scored
+    # Its own function: the variables a coroutine closes over become cells at every call of the
+    # function that defines it, the usual call too.
+    return _blocking(settings, judge, router, given, data_source, solution_str, ground_truth, extra_info)
+
+
+def _blocking(settings: Settings, judge: Judge | None, router: RouterInfo, given: Sample | None, data_source: Any, solution_str: Any,
+              ground_truth: Any, extra_info: Any) -> dict[str, float | int]:
+    """compute_score_sync's response that needs the event loop: a Python judge's, or the server's."""
 
     async def one() -> dict[str, float | int]:
         sample = given

@@ -6,6 +6,13 @@ reward-loop ``naive`` and ``rate_limited`` managers merge each rollout's ``tool_
 that shared dict in place, so a call can read the judgments of another rollout of its group
 (224 of 256 rewards came out wrong that way). :class:`SharedRowGuard` refuses judgments read from
 a dict that was already seen with a different response.
+
+It marks a plain dict it reads with :data:`READ_MARK`: ``(id of the dict, the response)``. The mark
+lives exactly as long as the dict, costs one operation on a dict the call has just read (a map
+of its own, on ~100 us of verl's work per response, cost verl's legacy naive step ~3%:
+bench/python/verl_legacy_naive_parts.py), and a copy of a marked dict, whose id differs, is a new
+row. Other mappings (subclasses too, which may not store what they are given) are remembered in
+the guard's own maps instead.
 """
 
 from __future__ import annotations
@@ -15,11 +22,14 @@ import threading
 from typing import Any, Mapping
 
 from ..exceptions import PathPart, RowError, format_path
-from ..in_process import FcpCounter, in_process_scorer
+from ..in_process import FcpCounter, InProcessScorer
 from ..rows import GEAR_KEY, GearRow, Judgment, parse_judge_outputs, parse_scores
 from ..settings import Settings
 
-__all__ = ["row_judgments", "known_row_fields", "SharedRowGuard", "shared_row_guard"]
+__all__ = ["READ_MARK", "row_judgments", "known_row_fields", "SharedRowGuard", "shared_row_guard"]
+
+#: The key the guard adds to a plain ``extra_info`` dict it read judgments from: (id of the dict, response).
+READ_MARK = "_gear_read_for"
 
 
 def row_judgments(extra_info: Mapping[str, Any], row: GearRow, settings: Settings, path: tuple[PathPart, ...]) -> Judgment | None:
@@ -45,37 +55,42 @@ def row_judgments(extra_info: Mapping[str, Any], row: GearRow, settings: Setting
 
 
 def known_row_fields(
-    settings: Settings, response: Any, extra_info: Any, path: tuple[PathPart, ...], fcp: FcpCounter | None = None
+    known: InProcessScorer | None, judgments_key: str, response: Any, extra_info: Any, path: tuple[PathPart, ...],
+    fcp: FcpCounter | None = None,
 ) -> dict[str, float | int] | None:
-    """The usual response, scored in one step: its row came as JSON text and carries the
+    """The usual response, scored in one step by ``known`` (the in-process scorer of rows carrying
+    their judgments, None where there is none): its row came as JSON text and carries the
     response's judgments in their usual form (see InProcessScorer.fields_of_text_row), and the
     guard passes. None for every other response, which the general path reads (naming what is
     malformed) and scores. ``fcp`` counts it when it is a rubric row's."""
-    if not settings.in_process or settings.judgments == "judge" or type(extra_info) is not dict or type(response) is not str:
+    if known is None or type(extra_info) is not dict or type(response) is not str:
         return None
     spec = extra_info.get(GEAR_KEY)
-    key = settings.judgments_key
-    judgments = extra_info.get(key)
+    judgments = extra_info.get(judgments_key)
     if type(spec) is not str or judgments is None:
         return None
-    fields = in_process_scorer(settings).fields_of_text_row(spec, judgments, fcp)
+    fields = known.fields_of_text_row(spec, judgments, fcp)
     if fields is not None:
-        _guard.check(extra_info, response, path, key)
+        # The guard's usual case inline: the dict's first reading marks it (see SharedRowGuard.check).
+        mark = (id(extra_info), response)
+        if extra_info.setdefault(READ_MARK, mark) is not mark:
+            _guard.check(extra_info, response, path, judgments_key)
     return fields
 
 
 class SharedRowGuard:
-    """Remembers which response each ``extra_info`` dict was read for, as long as anything else
-    holds the dict (verl's batch, for the whole step, however large the step), and some dead ones.
+    """Remembers which response each ``extra_info`` was read for, as long as anything else holds it
+    (verl's batch, for the whole step, however large the step): a plain dict by its mark
+    (:data:`READ_MARK`), any other mapping in the guard's maps, with some dead ones.
 
-    Two generations of maps from ids to (dict, response): the current one takes new dicts; when it
-    holds ``size`` (or twice what the last turnover kept), the dicts of both generations still held
-    elsewhere become the old generation and the rest are dropped. A dict held only here can never
-    be passed again, so dropping it loses nothing. A fixed window (the 16,384 most recent dicts, as
-    before) missed a group whose rollouts lay further apart in a larger step (verl's balance_batch
-    reorders a step), and kept a finished step's rows alive. It holds the dicts it remembers, so an
-    id is not reused while remembered. Without reference counts (not CPython), the last generation
-    is kept whole at each turnover: the window is then ``size`` dicts.
+    The maps are two generations of maps from ids to (mapping, response): the current one takes new
+    ones; when it holds ``size`` (or twice what the last turnover kept), the mappings of both
+    generations still held elsewhere become the old generation and the rest are dropped. One held
+    only here can never be passed again, so dropping it loses nothing. A fixed window (the 16,384
+    most recent dicts, as before) missed a group whose rollouts lay further apart in a larger step
+    (verl's balance_batch reorders a step), and kept a finished step's rows alive. It holds the
+    mappings it remembers, so an id is not reused while remembered. Without reference counts (not
+    CPython), the last generation is kept whole at each turnover: the window is then ``size``.
 
     A check takes no lock: a reading is recorded with one ``dict.setdefault`` (atomic: an int key
     runs no Python code), and one that raced a turnover is recorded again in the new map. A lock
@@ -103,6 +118,30 @@ class SharedRowGuard:
         Raises:
             RowError: at ``path.key``, naming the cause and the configurations that work.
         """
+        if type(extra_info) is not dict:
+            self._check_remembered(extra_info, response, path, key)
+            return
+        at = id(extra_info)
+        mark = (at, response)
+        seen = extra_info.setdefault(READ_MARK, mark)  # atomic: the first reading's mark stays
+        if seen is mark:
+            return
+        while type(seen) is not tuple or len(seen) != 2 or seen[0] != at or type(seen[1]) is not type(response):
+            # Not this dict's reading of this kind: a mark copied with the dict (another id),
+            # something else under the name, or token ids where this is text (one process may score
+            # a row both ways, as the bench does). This reading replaces it, unless another
+            # thread's did first: that one is then compared. (Rare: the turnovers' lock serves.)
+            with self._turnover:
+                now = extra_info.get(READ_MARK)
+                if now is seen:
+                    extra_info[READ_MARK] = mark
+                    return
+            seen = now
+        if seen[1] is not response and seen[1] != response:
+            raise _read_for_another(path, key)
+
+    def _check_remembered(self, extra_info: Mapping[str, Any], response: str | bytes, path: tuple[PathPart, ...], key: str) -> None:
+        """check() of a mapping that is not a plain dict: by the guard's own maps."""
         at = id(extra_info)
         entry = (extra_info, response)
         while True:
@@ -121,20 +160,11 @@ class SharedRowGuard:
                 return
             seen = earlier
         elif type(seen[1]) is not type(response):
-            # A text and token ids cannot be compared (one process may score a row both ways, as the
-            # bench does): the newer reading is remembered in place of the other.
+            # A text and token ids cannot be compared: the newer reading is remembered in place of the other.
             now[at] = entry
             return
-        if seen[1] == response:
-            return
-        raise RowError(
-            (*path, key),
-            f"one extra_info dict carries judgments for responses of different text: verl shares a prompt's extra_info "
-            f"between all its rollouts (and its naive / rate_limited reward managers merge tool_extra_fields into it in "
-            f"place), so the judgments at {format_path((*path, key))} cannot be this response's. Let gear judge (judge_url, "
-            "or verl's reward model), or use GearRewardManager, which reads per-rollout judgments from tool_extra_fields "
-            "into a copy",
-        )
+        if seen[1] != response:
+            raise _read_for_another(path, key)
 
     def _turn_over(self) -> None:
         with self._turnover:
@@ -155,6 +185,17 @@ class SharedRowGuard:
     def remembered(self) -> int:
         """How many dicts the guard holds now (one read in both generations counts once)."""
         return len(self._now.keys() | self._old.keys())
+
+
+def _read_for_another(path: tuple[PathPart, ...], key: str) -> RowError:
+    return RowError(
+        (*path, key),
+        f"one extra_info dict carries judgments for responses of different text: verl shares a prompt's extra_info "
+        f"between all its rollouts (and its naive / rate_limited reward managers merge tool_extra_fields into it in "
+        f"place), so the judgments at {format_path((*path, key))} cannot be this response's. Let gear judge (judge_url, "
+        "or verl's reward model), or use GearRewardManager, which reads per-rollout judgments from tool_extra_fields "
+        "into a copy",
+    )
 
 
 #: No map retiring (read only, never written).

@@ -14,11 +14,14 @@ import copy
 import os
 import threading
 import weakref
+from operator import is_
 from typing import Any, Mapping
 
 from ..asyncio.client import AsyncClient
 from ..embedded_server import find_server_command, shared_server_url
+from ..environment_watch import environment_stamp
 from ..exceptions import ConfigError
+from ..in_process import in_process_scorer
 from ..judge import Judge
 from ..plain_data import plain
 from ..protocol import stable_json
@@ -27,7 +30,7 @@ from ..settings import ENVIRONMENT, Settings, load_settings
 from ..shared_server import machine_server_url
 from .rewarder import Rewarder
 
-__all__ = ["VERL_EXTRA_KWARGS", "RouterInfo", "settings_from_kwargs", "shared_scorer", "shared_rewarder", "server_launch"]
+__all__ = ["VERL_EXTRA_KWARGS", "RouterInfo", "CallSettings", "call_settings", "settings_from_kwargs", "shared_scorer", "shared_rewarder", "server_launch"]
 
 #: Keyword arguments VERL itself adds to reward-function calls when it runs a reward model.
 VERL_EXTRA_KWARGS = frozenset({"reward_router_address", "reward_model_tokenizer"})
@@ -42,9 +45,9 @@ _SERVER_JUDGE_ENV = {
 }
 
 _settings_cache: dict[tuple[str, tuple[str | None, ...]], Settings] = {}
-_calls: dict[tuple[Any, ...], "_Call"] = {}
-#: The answer of the last call read (any thread's): verl's calls repeat one set of keyword arguments.
-_last_call: "_Call | None" = None
+_calls: dict[tuple[Any, ...], "CallSettings"] = {}
+#: The last call's answer (any thread's): verl's calls repeat one set of keyword arguments.
+_last_call: "CallSettings | None" = None
 _settings_lock = threading.Lock()
 _scorers_lock = threading.Lock()
 _scorers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], Scorer]] = weakref.WeakKeyDictionary()
@@ -81,58 +84,85 @@ def settings_from_kwargs(kwargs: Mapping[str, Any]) -> tuple[Settings, Judge | N
     Raises:
         ConfigError: an unknown keyword or a bad value (naming it).
     """
+    return call_settings(kwargs).answer
+
+
+def call_settings(kwargs: Mapping[str, Any]) -> CallSettings:
+    """:func:`settings_from_kwargs`'s answer, with the in-process scorer that goes with it.
+
+    Raises:
+        ConfigError: an unknown keyword or a bad value (naming it).
+    """
     # verl calls this once per response with the same keyword arguments, the same objects every
-    # time (its reward_kwargs, merged into each call): their names and identities and the
-    # environment are the key of the whole answer (~1 us, where reading them is ~3). Hashing the
-    # values instead cost an OmegaConf `options` ~3 us more per call (a DictConfig hashes its
-    # repr), a third of a repeat call. The answer holds the values, so their ids stay theirs.
-    key = ((*kwargs, *map(id, kwargs.values())), _environment_key())
+    # time (its reward_kwargs, merged into each call), and the same environment. The last call's
+    # answer first: the same names, the same objects (an identity test each, in C), no GEAR_*
+    # variable changed since (one integer: see gear_bridge.environment_watch). Reading the 29
+    # variables instead cost ~1 us a call, several inside verl's loop.
+    stamp = environment_stamp()
     global _last_call
     last = _last_call
-    # The last call's key first, compared without hashing it (its items are the same objects:
-    # an identity test each): hashing the key, ~30 items, cost verl's legacy naive step 1.4%.
-    if last is not None and last.key == key and last.unchanged():
-        return last.answer
+    if (stamp is not None and last is not None and last.stamp == stamp and tuple(kwargs) == last.names
+            and all(map(is_, kwargs.values(), last.values)) and (not last.plain or last.unchanged())):
+        return last
+    # Else the names and identities of the values and the variables are the key of the whole
+    # answer (~1 us, where reading them is ~3). Hashing the values instead cost an OmegaConf
+    # `options` ~3 us more per call (a DictConfig hashes its repr). The answer holds the values,
+    # so their ids stay theirs.
+    key = ((*kwargs, *map(id, kwargs.values())), _environment_key())
     found = _calls.get(key)
-    if found is not None and found.unchanged():
-        _last_call = found
-        return found.answer
-    answer = _read_kwargs(kwargs)
-    call = _Call.of(key, kwargs, answer)
-    if call is not None:
+    if found is None or not found.unchanged():
+        answer = _read_kwargs(kwargs)
+        found = CallSettings.of(stamp, kwargs, answer)
+        if found.plain is None:  # a value that cannot be copied: read every call
+            return found
         with _settings_lock:
             if len(_calls) > 256:
                 _calls.clear()
-            _calls[key] = call
-        _last_call = call
-    return answer
+            _calls[key] = found
+    elif found.stamp != stamp:
+        found = found.restamped(stamp)
+    _last_call = found
+    return found
 
 
-class _Call:
-    """A call's answer, the values it was read from, and copies of the plain dicts and lists among
-    them: one changed in place since is read again. (An OmegaConf container is taken as it was
-    first read: verl builds reward_kwargs once from its config, and comparing one costs what
-    reading it does.)"""
+class CallSettings:
+    """A call's settings, custom judge and reward router (``answer``, as settings_from_kwargs gives
+    them), ``known``: the in-process scorer of rows that carry their judgments (None where it is
+    off or the judge makes every judgment), and the settings' ``judgments_key``.
 
-    __slots__ = ("key", "answer", "values", "plain")
+    Kept for the calls that follow, with what the answer was read from: the names and values of the
+    keyword arguments, the environment's stamp, and copies of the plain dicts and lists among the
+    values: one changed in place since is read again. (An OmegaConf container is taken as it was
+    first read: verl builds reward_kwargs once from its config, and comparing one costs what reading
+    it does.)"""
 
-    def __init__(self, key: tuple[Any, ...], answer: tuple[Settings, Judge | None, RouterInfo], values: tuple[Any, ...],
-                 plain: tuple[tuple[Any, Any], ...]) -> None:
-        self.key = key
-        self.answer = answer
+    __slots__ = ("settings", "judge", "router", "known", "judgments_key", "answer", "stamp", "names", "values", "plain")
+
+    def __init__(self, stamp: int | None, answer: tuple[Settings, Judge | None, RouterInfo], names: tuple[str, ...],
+                 values: tuple[Any, ...], plain: tuple[tuple[Any, Any], ...] | None) -> None:
+        self.settings, self.judge, self.router = self.answer = answer
+        settings = answer[0]
+        self.known = in_process_scorer(settings) if settings.in_process and settings.judgments != "judge" else None
+        self.judgments_key = settings.judgments_key
+        self.stamp = stamp
+        self.names = names
         self.values = values
         self.plain = plain
 
     @classmethod
-    def of(cls, key: tuple[Any, ...], kwargs: Mapping[str, Any], answer: tuple[Settings, Judge | None, RouterInfo]) -> _Call | None:
+    def of(cls, stamp: int | None, kwargs: Mapping[str, Any], answer: tuple[Settings, Judge | None, RouterInfo]) -> CallSettings:
         try:
-            plain = tuple((v, copy.deepcopy(v)) for v in kwargs.values() if type(v) in (dict, list))
-        except Exception:  # a value that cannot be copied: read every call
-            return None
-        return cls(key, answer, tuple(kwargs.values()), plain)
+            plain: tuple[tuple[Any, Any], ...] | None = tuple((v, copy.deepcopy(v)) for v in kwargs.values() if type(v) in (dict, list))
+        except Exception:  # a value that cannot be copied: not kept (plain None)
+            plain = None
+        return cls(stamp, answer, tuple(kwargs), tuple(kwargs.values()), plain)
+
+    def restamped(self, stamp: int | None) -> CallSettings:
+        """The same answer, found again under the environment of ``stamp`` (its key holds the variables)."""
+        return CallSettings(stamp, self.answer, self.names, self.values, self.plain)
 
     def unchanged(self) -> bool:
-        for value, was in self.plain:
+        for value, was in self.plain or ():
             if value != was:
                 return False
         return True
