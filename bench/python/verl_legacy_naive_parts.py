@@ -40,10 +40,10 @@ from verl.workers.reward_manager.naive import NaiveRewardManager as LegacyNaive
 import gear_bridge.verl.row_judgments as row_judgments
 from conftest import GEAR_COMMAND  # noqa: E402  (python-bridge/tests)
 from gear_bridge import EmbeddedServer
-from gear_bridge.in_process import InProcessScorer, in_process_scorer
+from gear_bridge.in_process import InProcessScorer
 from gear_bridge.verl.reward_fn import _scored_or_sample, compute_score_sync
 from gear_bridge.verl.row_judgments import known_row_fields
-from gear_bridge.verl.shared import CallSettings, call_settings, settings_from_kwargs
+from gear_bridge.verl.shared import CallSettings, call_settings
 from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
 from paired_steps import TABLE_HEAD, paired_times, print_ratios  # noqa: E402  (bench/python)
 from verl_step import N, PROMPTS, distinct_rows, loaded_reward_fn, make_step, tokenizer_dir  # noqa: E402
@@ -76,7 +76,7 @@ def settings_once(data_source: Any, solution_str: str, ground_truth: Any, extra_
     if not _ONCE:
         _ONCE.append(call_settings(kwargs))
     call = _ONCE[0]
-    fields = known_row_fields(call.known, call.settings.judgments_key, solution_str, extra_info, ("extra_info",))
+    fields = known_row_fields(call.known, call.judgments_key, solution_str, extra_info, ("extra_info",))
     return fields if fields is not None else _scored_or_sample(call.settings, solution_str, extra_info)
 
 
@@ -87,7 +87,9 @@ _ALONE: List[InProcessScorer] = []
 def scorer_alone(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None, **kwargs: Any) -> Any:
     """The in-process scorer alone: no settings read, no checks of the call, no guard."""
     if not _ALONE:
-        _ALONE.append(in_process_scorer(settings_from_kwargs(kwargs)[0]))
+        known = call_settings(kwargs).known
+        assert known is not None
+        _ALONE.append(known)
     return _ALONE[0].fields_of_text_row(extra_info["gear"], extra_info["gear_judgments"])
 
 

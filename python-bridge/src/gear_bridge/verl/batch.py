@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 
 from ..exceptions import ConfigError, RowError
 from ..fcp import FcpTally
-from ..in_process import IN_PROCESS_METHODS, FcpCounter, in_process_scorer
+from ..in_process import IN_PROCESS_METHODS, FcpCounter, InProcessScorer, in_process_scorer
 from ..judge import JudgeCall
 from ..rubrics import Registration
 from ..rows import GearRow, JudgeScores, parse_row
@@ -27,7 +27,7 @@ from ..settings import Settings
 from ..sync.loop_thread import shared_loop_thread
 from .rewarder import REWARD_KEYS, Rewarder, Sample, call_endpoints
 from .row_judgments import known_row_fields, row_judgments, shared_row_guard
-from .shared import RouterInfo, settings_from_kwargs, shared_rewarder
+from .shared import RouterInfo, call_settings, shared_rewarder
 
 __all__ = ["REWARD_KEYS", "compute_score_batched"]
 
@@ -66,7 +66,8 @@ def compute_score_batched(
             "compute_score_batched takes a whole batch (verl <= 0.6's legacy batch manager); verl's reward loop calls "
             "one response at a time: set reward.custom_reward_function.name=compute_score",
         )
-    settings, judge, router = settings_from_kwargs(kwargs)
+    call = call_settings(kwargs)
+    settings, judge, router = call.settings, call.judge, call.router
     count = len(solution_strs)
     lists = (("data_sources", data_sources), ("ground_truths", ground_truths), ("extra_infos", extra_infos))
     for name, values in lists:
@@ -78,7 +79,7 @@ def compute_score_batched(
         # reads (the usual case) is done without the event-loop thread or the server.
         aggregator = _fcp_aggregator(settings)
         counter = FcpCounter(aggregator) if settings.metrics and settings.in_process and aggregator in IN_PROCESS_METHODS else None
-        results, rest = _given_pass(settings, solution_strs, extra_infos, counter)
+        results, rest = _given_pass(settings, call.known, solution_strs, extra_infos, counter)
         if not rest:
             return _finish(results, _step_fields(settings, counter, None))
         samples: dict[int, Sample] = rest
@@ -99,16 +100,15 @@ def _read_row(index: int, extra_info: Any, response: Any) -> tuple[tuple[str, in
 
 
 def _given_pass(
-    settings: Settings, solution_strs: Sequence[str], extra_infos: Sequence[dict[str, Any] | None], counter: FcpCounter | None
+    settings: Settings, known: InProcessScorer | None, solution_strs: Sequence[str], extra_infos: Sequence[dict[str, Any] | None],
+    counter: FcpCounter | None,
 ) -> tuple[list[dict[str, float | int] | None], dict[int, Sample]]:
     """Every response's row and judgments read (RowError at the first bad one); the ones the
-    in-process scorer takes are scored, the others returned as samples for the server, by index."""
+    in-process scorer ``known`` takes are scored, the others returned as samples for the server, by index."""
     results: list[dict[str, float | int] | None] = [None] * len(solution_strs)
     rest: dict[int, Sample] = {}
     guard = shared_row_guard()
-    scorer = in_process_scorer(settings) if settings.in_process else None
     key = settings.judgments_key
-    known = scorer if settings.judgments != "judge" else None
     for index, (extra_info, response) in enumerate(zip(extra_infos, solution_strs)):
         made = known_row_fields(known, key, response, extra_info, ("extra_infos", index), counter)
         if made is not None:
@@ -119,9 +119,9 @@ def _given_pass(
         judgment = row_judgments(extra_info, row, settings, path)
         if judgment is not None:
             guard.check(extra_info, response, path, key)
-            if scorer is not None:
+            if known is not None:
                 fcp_case = counter is not None and not row.is_host and isinstance(judgment, JudgeScores)
-                made = scorer.fields(row, judgment, counter if fcp_case else None)
+                made = known.fields(row, judgment, counter if fcp_case else None)
                 if made is not None:
                     results[index] = made
                     continue

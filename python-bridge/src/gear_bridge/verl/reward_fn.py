@@ -53,9 +53,9 @@ def _given(settings: Settings, solution_str: Any, extra_info: Any) -> tuple[Gear
         raise RowError(("solution_str",), f"must be the decoded response text, got {type(solution_str).__name__}")
     row = parse_row(extra_info)
     assert extra_info is not None
-    judgment = row_judgments(extra_info, row, settings, ("extra_info",))
+    judgment = row_judgments(extra_info, row, settings, _PATH)
     if judgment is not None:
-        shared_row_guard().check(extra_info, solution_str, ("extra_info",), settings.judgments_key)
+        shared_row_guard().check(extra_info, solution_str, _PATH, settings.judgments_key)
     return row, judgment
 
 
@@ -122,7 +122,7 @@ async def compute_score(
         fields = known_row_fields(call.known, call.judgments_key, solution_str, extra_info, _PATH)
         if fields is not None:
             return fields
-    settings, judge, router = call.answer
+    settings, judge, router = call.settings, call.judge, call.router
     if judge is None:
         given = _scored_or_sample(settings, solution_str, extra_info)
         if isinstance(given, dict):
@@ -159,7 +159,7 @@ def compute_score_sync(
         fields = known_row_fields(call.known, call.judgments_key, solution_str, extra_info, _PATH)
         if fields is not None:
             return fields  # no round trip: what makes this manager's step cost that of a plain function
-    settings, judge, router = call.answer
+    settings, judge, router = call.settings, call.judge, call.router
     given: Sample | None = None
     if judge is None:
         scored = _scored_or_sample(settings, solution_str, extra_info)

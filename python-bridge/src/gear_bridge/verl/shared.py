@@ -84,7 +84,8 @@ def settings_from_kwargs(kwargs: Mapping[str, Any]) -> tuple[Settings, Judge | N
     Raises:
         ConfigError: an unknown keyword or a bad value (naming it).
     """
-    return call_settings(kwargs).answer
+    call = call_settings(kwargs)
+    return call.settings, call.judge, call.router
 
 
 def call_settings(kwargs: Mapping[str, Any]) -> CallSettings:
@@ -126,8 +127,7 @@ def call_settings(kwargs: Mapping[str, Any]) -> CallSettings:
 
 
 class CallSettings:
-    """A call's settings, custom judge and reward router (``answer``, as settings_from_kwargs gives
-    them), ``known``: the in-process scorer of rows that carry their judgments (None where it is
+    """A call's settings, custom judge and reward router (as settings_from_kwargs gives them), ``known``: the in-process scorer of rows that carry their judgments (None where it is
     off or the judge makes every judgment), and the settings' ``judgments_key``.
 
     Kept for the calls that follow, with what the answer was read from: the names and values of the
@@ -136,12 +136,12 @@ class CallSettings:
     first read: verl builds reward_kwargs once from its config, and comparing one costs what reading
     it does.)"""
 
-    __slots__ = ("settings", "judge", "router", "known", "judgments_key", "answer", "stamp", "names", "values", "plain")
+    __slots__ = ("settings", "judge", "router", "known", "judgments_key", "stamp", "names", "values", "plain")
 
     def __init__(self, stamp: int | None, answer: tuple[Settings, Judge | None, RouterInfo], names: tuple[str, ...],
                  values: tuple[Any, ...], plain: tuple[tuple[Any, Any], ...] | None) -> None:
-        self.settings, self.judge, self.router = self.answer = answer
-        settings = answer[0]
+        settings, self.judge, self.router = answer
+        self.settings = settings
         self.known = in_process_scorer(settings) if settings.in_process and settings.judgments != "judge" else None
         self.judgments_key = settings.judgments_key
         self.stamp = stamp
@@ -159,7 +159,7 @@ class CallSettings:
 
     def restamped(self, stamp: int | None) -> CallSettings:
         """The same answer, found again under the environment of ``stamp`` (its key holds the variables)."""
-        return CallSettings(stamp, self.answer, self.names, self.values, self.plain)
+        return CallSettings(stamp, (self.settings, self.judge, self.router), self.names, self.values, self.plain)
 
     def unchanged(self) -> bool:
         for value, was in self.plain or ():
