@@ -95,10 +95,12 @@ class SharedRowGuard:
     A check takes no lock: a reading is recorded with one ``dict.setdefault`` (atomic: an int key
     runs no Python code), and one that raced a turnover is recorded again in the new map. A lock
     taken per call cost verl's legacy naive step ~2% (bench/python/verl_legacy_naive_parts.py);
-    only turnovers take one. While a turnover merges the current map into the old generation, that
-    map is also ``_retiring``, so its readings are never out of sight: a check looks there before
-    the old generation, and a turnover publishes the new old generation before it clears
-    ``_retiring`` (without it, 1-4% of rounds of the 8-thread test passed two responses).
+    only turnovers and the rare rewrites of an entry (a refusal, a change of kind) take one. A
+    reading is compared with the dict's first one, which a refused reading never replaces. While a
+    turnover merges the current map into the old generation, that map is also ``_retiring``, so
+    its readings are never out of sight: a check looks there before the old generation, and a
+    turnover publishes the new old generation before it clears ``_retiring`` (without it, 1-4% of
+    rounds of the 8-thread test passed two responses).
     """
 
     def __init__(self, size: int = 4096) -> None:
@@ -158,10 +160,18 @@ class SharedRowGuard:
                 if len(now) >= self._turnover_at:
                     self._turn_over()
                 return
+            if earlier is not entry:
+                # An older generation's reading stays the one compared with: this one, recorded
+                # first here, would let a later reading of its response pass. (The turnovers'
+                # lock orders the rare writes to an id's entry; a setdefault never replaces one.)
+                with self._turnover:
+                    if now.get(at) is entry:
+                        now[at] = earlier
             seen = earlier
         elif type(seen[1]) is not type(response):
             # A text and token ids cannot be compared: the newer reading is remembered in place of the other.
-            now[at] = entry
+            with self._turnover:
+                now[at] = entry
             return
         if seen[1] != response:
             raise _read_for_another(path, key)
@@ -173,11 +183,10 @@ class SharedRowGuard:
                 return  # another thread turned it over first
             self._retiring = current
             self._now = {}
+            merged = _first_readings(self._old, current)
             if _ONLY_HERE is None:  # no reference counts (not CPython): the last generation is kept whole
-                self._old = current
+                self._old = {at: merged[at] for at in current}
             else:
-                merged = dict(self._old)
-                merged.update(current)
                 self._old = {at: merged[at] for at, count in _refcounts(merged).items() if count > _ONLY_HERE}
             self._retiring = _NONE
             self._turnover_at = max(self.size, 2 * len(self._old))
@@ -196,6 +205,21 @@ def _read_for_another(path: tuple[PathPart, ...], key: str) -> RowError:
         "or verl's reward model), or use GearRewardManager, which reads per-rollout judgments from tool_extra_fields "
         "into a copy",
     )
+
+
+def _first_readings(old: dict[int, tuple[Mapping[str, Any], str | bytes]], current: dict[int, tuple[Mapping[str, Any], str | bytes]]) -> dict[int, tuple[Mapping[str, Any], str | bytes]]:
+    """The old generation and the current one merged, where both read one mapping: the older
+    reading, the one a later reading is compared with. The current one would put a refused reading
+    in its place, or the reading of a check that recorded itself, then found only itself where a
+    turnover had just merged it (then two of the thread test's 8 threads passed: in 3 of 18,000
+    rounds with 3 processes on 2 cores; in none of 54,000 since). Only a reading of another kind (token ids where text was) replaces the older one, as in
+    check()."""
+    merged = dict(old)
+    for at, entry in current.items():
+        earlier = merged.get(at)
+        if earlier is None or earlier[0] is not entry[0] or type(earlier[1]) is not type(entry[1]):
+            merged[at] = entry
+    return merged
 
 
 #: No map retiring (read only, never written).
