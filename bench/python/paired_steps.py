@@ -16,10 +16,12 @@ TABLE_HEAD = ("| rows | function | ms per step (median) | function/flat per step
               "| --- | --- | --- | --- |")
 
 
-def paired_times(runs: Sequence[Callable[[Any], Any]], base: Sequence[Any], steps: int) -> List[List[float]]:
+def paired_times(runs: Sequence[Callable[[Any], Any]], base: Sequence[Any], steps: int,
+                 before: Sequence[Callable[[Any], Any] | None] = ()) -> List[List[float]]:
     """Seconds per step of each run: a warm-up on rows no step uses, the collector frozen (the bench
     holds every base step; a trainer holds one), then STEPS steps, every run on its own copy of
-    ``base[s % len(base)]`` with rows new to it, starting at a different run each step."""
+    ``base[s % len(base)]`` with rows new to it, starting at a different run each step.
+    ``before[k]``, where given, is called with run k's step before it is timed."""
     for k, run in enumerate(runs):
         run(own_rows(base[0], 10**6 + k))  # warm-up: imports, connections
     gc.collect()
@@ -28,6 +30,9 @@ def paired_times(runs: Sequence[Callable[[Any], Any]], base: Sequence[Any], step
     for s in range(steps):
         order = [(s + j) % len(runs) for j in range(len(runs))]
         data = {k: own_rows(base[s % len(base)], s * len(runs) + k) for k in order}
+        for k, prepare in enumerate(before):
+            if prepare is not None:
+                prepare(data[k])
         for k in order:
             started = time.perf_counter()
             runs[k](data[k])

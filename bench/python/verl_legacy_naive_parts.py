@@ -17,7 +17,10 @@ configuration, so memory stays flat), every configuration running each step in t
   on in every shipped path);
 - its path with the settings read at the first call only (what reading them from every call's
   keyword arguments and the environment costs), and the in-process scorer alone (no settings, no
-  checks of the call, no guard).
+  checks of the call, no guard);
+- ``compute_score_sync`` with each step's rows compiled before it is timed (what compiling a new
+  row costs inside verl's loop: in training every row is new in the first epoch), and, for the
+  share of that which is only the rows' data being warm, with each row's judgments read before.
 
 Each gear configuration has reward_kwargs of its own (all with the default's values), so settings
 and an in-process scorer of its own.
@@ -93,6 +96,23 @@ def scorer_alone(data_source: Any, solution_str: str, ground_truth: Any, extra_i
     return _ALONE[0].fields_of_text_row(extra_info["gear"], extra_info["gear_judgments"])
 
 
+def _judgments_read(data: Any) -> None:
+    """Every response's judgments read (not its row's text, whose hash the scorer would then find made)."""
+    for extra_info in data.non_tensor_batch["extra_info"]:
+        judgments = extra_info["gear_judgments"]
+        if isinstance(judgments, dict):
+            sum(judgments["p"])
+            len(judgments.get("d") or ())
+        else:
+            sum(map(len, judgments))
+
+
+def _rows_compiled(scorer: InProcessScorer, data: Any) -> None:
+    """Every response scored once by ``scorer``: its row compiled, its judgments read."""
+    for extra_info in data.non_tensor_batch["extra_info"]:
+        scorer.fields_of_text_row(extra_info["gear"], extra_info["gear_judgments"])
+
+
 def main(steps: int, form: str) -> int:
     tokenizer = hf_tokenizer(tokenizer_dir())
     server = EmbeddedServer(GEAR_COMMAND, extra_args=["--log-level", "warn"]).__enter__()
@@ -107,11 +127,19 @@ def main(steps: int, form: str) -> int:
              loaded_reward_fn("pkg://verl_legacy_naive_parts", "unguarded_compute_score_sync", url=server.url, metrics=True)),
             ("compute_score_sync's path, settings read once",
              loaded_reward_fn("pkg://verl_legacy_naive_parts", "settings_once", url=server.url, in_process=True)),
-            ("the in-process scorer alone", loaded_reward_fn("pkg://verl_legacy_naive_parts", "scorer_alone", url=server.url, judgments="auto"))]
+            ("the in-process scorer alone", loaded_reward_fn("pkg://verl_legacy_naive_parts", "scorer_alone", url=server.url, judgments="auto")),
+            ("compute_score_sync, each row's judgments read before the step",
+             loaded_reward_fn("pkg://gear_bridge.verl.reward_fn", "compute_score_sync", url=server.url, judgments_key="gear_judgments")),
+            ("compute_score_sync, the step's rows compiled before it",
+             loaded_reward_fn("pkg://gear_bridge.verl.reward_fn", "compute_score_sync", url=server.url, aggregator="gear"))]
+        # The last configuration's scorer: the one its calls get (settings of the same keyword arguments).
+        compiled = call_settings({"url": server.url, "aggregator": "gear"}).known
+        assert compiled is not None
+        before: List[Any] = [None] * (len(functions) - 2) + [_judgments_read, lambda data: _rows_compiled(compiled, data)]
         managers = [LegacyNaive(tokenizer, 0, compute_score=function) for _, function in functions]
         base = [make_step(tokenizer, distinct_rows(make_samples(seed=700 + k, prompts=PROMPTS, group=N, formats=(form,)), k))
                 for k in range(BASE_STEPS)]
-        times = paired_times([lambda data, manager=manager: manager(data, return_dict=True) for manager in managers], base, steps)
+        times = paired_times([lambda data, manager=manager: manager(data, return_dict=True) for manager in managers], base, steps, before)
         print_ratios(form, [name for name, _ in functions], times)
     finally:
         server.stop()
