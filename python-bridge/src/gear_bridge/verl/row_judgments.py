@@ -31,6 +31,9 @@ __all__ = ["READ_MARK", "row_judgments", "known_row_fields", "SharedRowGuard", "
 #: The key the guard adds to a plain ``extra_info`` dict it read judgments from: (id of the dict, response).
 READ_MARK = "_gear_read_for"
 
+#: The guard's maps: id of a mapping -> (the mapping, the response it was read for).
+_Readings = dict[int, tuple[Mapping[str, Any], str | bytes]]
+
 
 def row_judgments(extra_info: Mapping[str, Any], row: GearRow, settings: Settings, path: tuple[PathPart, ...]) -> Judgment | None:
     """The row's own judgments (``extra_info[judgments_key]``), or None for the judge to make them.
@@ -105,9 +108,9 @@ class SharedRowGuard:
 
     def __init__(self, size: int = 4096) -> None:
         self.size = size
-        self._now: dict[int, tuple[Mapping[str, Any], str | bytes]] = {}
-        self._old: dict[int, tuple[Mapping[str, Any], str | bytes]] = {}
-        self._retiring: dict[int, tuple[Mapping[str, Any], str | bytes]] = _NONE
+        self._now: _Readings = {}
+        self._old: _Readings = {}
+        self._retiring: _Readings = _NONE
         self._turnover_at = size
         self._turnover = threading.Lock()
 
@@ -207,13 +210,13 @@ def _read_for_another(path: tuple[PathPart, ...], key: str) -> RowError:
     )
 
 
-def _first_readings(old: dict[int, tuple[Mapping[str, Any], str | bytes]], current: dict[int, tuple[Mapping[str, Any], str | bytes]]) -> dict[int, tuple[Mapping[str, Any], str | bytes]]:
+def _first_readings(old: _Readings, current: _Readings) -> _Readings:
     """The old generation and the current one merged, where both read one mapping: the older
     reading, the one a later reading is compared with. The current one would put a refused reading
     in its place, or the reading of a check that recorded itself, then found only itself where a
     turnover had just merged it (then two of the thread test's 8 threads passed: in 3 of 18,000
-    rounds with 3 processes on 2 cores; in none of 54,000 since). Only a reading of another kind (token ids where text was) replaces the older one, as in
-    check()."""
+    rounds with 3 processes on 2 cores; in none of 60,000 since). Only a reading of another kind
+    (token ids where text was) replaces the older one, as in check()."""
     merged = dict(old)
     for at, entry in current.items():
         earlier = merged.get(at)
@@ -223,7 +226,7 @@ def _first_readings(old: dict[int, tuple[Mapping[str, Any], str | bytes]], curre
 
 
 #: No map retiring (read only, never written).
-_NONE: dict[int, tuple[Mapping[str, Any], str | bytes]] = {}
+_NONE: _Readings = {}
 
 _refcount = getattr(sys, "getrefcount", None)
 
