@@ -127,8 +127,9 @@ def call_settings(kwargs: Mapping[str, Any]) -> CallSettings:
 
 
 class CallSettings:
-    """A call's settings, custom judge and reward router (as settings_from_kwargs gives them), ``known``: the in-process scorer of rows that carry their judgments (None where it is
-    off or the judge makes every judgment), and the settings' ``judgments_key``.
+    """A call's settings, custom judge and reward router (as settings_from_kwargs gives them);
+    ``known``, the in-process scorer of rows that carry their judgments (None where it is off or
+    the judge makes every judgment); and the settings' ``judgments_key``.
 
     Kept for the calls that follow, with what the answer was read from: the names and values of the
     keyword arguments, the environment's stamp, and copies of the plain dicts and lists among the
