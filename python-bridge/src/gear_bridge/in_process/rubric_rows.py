@@ -17,14 +17,15 @@ import math
 import re
 from typing import Any, NamedTuple, Sequence
 
-__all__ = ["RubricParts", "Edge", "read_canonical", "read_official", "read_official_row", "read_scored_row", "read_ruscarl", "read_rar", "MAX_CRITERIA", "MAX_EDGES"]
+__all__ = ["RubricParts", "Edge", "ROLES", "RELATIONS", "finite_number", "read_canonical", "read_official", "read_official_row", "read_scored_row", "read_ruscarl", "read_rar", "MAX_CRITERIA", "MAX_EDGES"]
 
 #: The service's default limits (python-bridge/service/limits.ts): a larger rubric is its to refuse.
 MAX_CRITERIA = 512
 MAX_EDGES = 4096
 
-_ROLES = ("foundation", "bonus", "penalty", "activation")
-_RELATIONS = ("weak", "strong", "activation")
+#: A canonical criterion's roles, and an edge's relations (RubricSchema's).
+ROLES = ("foundation", "bonus", "penalty", "activation")
+RELATIONS = ("weak", "strong", "activation")
 _NODE_TYPE_TO_ROLE = {"foundation": "foundation", "bonus": "bonus", "penalty": "penalty", "trigger": "activation"}
 _EDGE_TYPE_TO_RELATION = {"weak_prerequisite": "weak", "strong_prerequisite": "strong", "trigger": "activation"}
 _CHAT_ROLES = ("system", "user", "assistant")
@@ -57,7 +58,7 @@ _ABSENT = object()
 _FLOAT_INT_LIMIT = 2**53
 
 
-def _finite_number(value: Any) -> float | None:
+def finite_number(value: Any) -> float | None:
     """A JSON number as float64, or None (booleans, non-numbers, and ints past float64's range)."""
     kind = type(value)
     if kind is float:
@@ -96,7 +97,7 @@ def read_canonical(rubric: Any) -> RubricParts | None:
             return None
         role = item.get("role", _ABSENT)
         # id, text and weight present (None fails their checks below), and no other field.
-        if len(item) != (3 if role is _ABSENT else 4) or role is not _ABSENT and role not in _ROLES:
+        if len(item) != (3 if role is _ABSENT else 4) or role is not _ABSENT and role not in ROLES:
             return None
         criterion_id = item.get("id")
         weight: Any = item.get("weight")
@@ -105,7 +106,7 @@ def read_canonical(rubric: Any) -> RubricParts | None:
         if kind is int and -_FLOAT_INT_LIMIT <= weight <= _FLOAT_INT_LIMIT:
             weight = float(weight)
         elif kind is not float or weight - weight != 0:
-            weight = _finite_number(weight)
+            weight = finite_number(weight)
             if weight is None:
                 return None
         text = item.get("text")
@@ -125,12 +126,12 @@ def read_canonical(rubric: Any) -> RubricParts | None:
         relation = edge.get("relation")
         if len(edge) != (3 if retention is _ABSENT else 4) or type(parent) is not str or not parent or type(child) is not str or not child:
             return None
-        if relation not in _RELATIONS:
+        if relation not in RELATIONS:
             return None
         if retention is _ABSENT:
             retention = None
         else:
-            retention = _finite_number(retention)
+            retention = finite_number(retention)
             if retention is None or not 0 <= retention <= 1:
                 return None
         read_edges.append((parent, child, relation, retention))
@@ -223,7 +224,7 @@ def _points(rubrics: Any, numeric_strings: bool = False) -> tuple[list[float], l
             if not math.isfinite(value):
                 return None  # the service refuses a string that overflows float64
         else:
-            value = _finite_number(given)
+            value = finite_number(given)
         if type(text) is not str or value is None:
             return None
         points.append(value)
@@ -330,7 +331,7 @@ def read_rar(row: Any) -> RubricParts | None:
             return None
         description = item.get("description")
         weight = item.get("weight", _ABSENT)
-        if type(item.get("title")) is not str or type(description) is not str or weight is not _ABSENT and _finite_number(weight) is None:
+        if type(item.get("title")) is not str or type(description) is not str or weight is not _ABSENT and finite_number(weight) is None:
             return None
         category = _RAR_CATEGORY.match(description)
         if category is None:

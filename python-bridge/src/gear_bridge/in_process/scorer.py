@@ -17,6 +17,7 @@ from typing import Any, Sequence
 from ..rows import GearRow, JudgeScores, Judgment, read_gear_text, usual_gear_text, usual_scores
 from ..settings import HOSTS, Settings
 from .aggregate import gear_scores, hard_scores, reward
+from .canonical_text import read_canonical_text
 from .exact import DECLINED, ExactPlan, exact_plan, exact_scores
 from .fcp import FcpCounter
 from .grader_output import UNREAD, read_verdict
@@ -120,6 +121,11 @@ class InProcessScorer:
             parts = None
         else:
             parts = _READERS[form](content)
+        return self._compiled(parts, options, host, subitems)
+
+    def _compiled(self, parts: RubricParts | None, options: LocalOptions | None, host: str | None,
+                  subitems: tuple[tuple[float, ...], ...] | None) -> Any:
+        """The entry of a row read to ``parts`` (None: not read here), or _DECLINED."""
         if parts is None or options is None:
             return _DECLINED
         layout = compile_layout(parts, options)
@@ -129,8 +135,17 @@ class InProcessScorer:
         return _DECLINED if plan is DECLINED else (layout, host, plan, subitems)
 
     def _entry_of_text(self, spec: str) -> Any:
-        """:meth:`_entry` of a row that came as the JSON text ``spec``, read straight to its
-        content where it has the usual shape; None where the caller's reading must name a field."""
+        """:meth:`_entry` of a row that came as the JSON text ``spec``, read straight to its parts
+        (a canonical row msgspec reads) or content where it has the usual shape; None where the
+        caller's reading must name a field."""
+        parts = read_canonical_text(spec)
+        if parts is not None:
+            return self._remember(spec, self._compiled(parts, self._options, None, None))
+        return self._entry_of_parsed_text(spec)
+
+    def _entry_of_parsed_text(self, spec: str) -> Any:
+        """:meth:`_entry_of_text` of a row read_canonical_text leaves: parsed to Python objects, then
+        read (every row, before msgspec read canonical ones)."""
         usual = usual_gear_text(spec)
         if usual is None:
             try:
