@@ -20,7 +20,9 @@ configuration, so memory stays flat), every configuration running each step in t
   checks of the call, no guard);
 - ``compute_score_sync`` with each step's rows compiled before it is timed (what compiling a new
   row costs inside verl's loop: in training every row is new in the first epoch), and, for the
-  share of that which is only the rows' data being warm, with each row's judgments read before.
+  share of that which is only the rows' data being warm, with each row's judgments read before;
+- ``compute_score_sync`` with new rows' texts parsed by orjson and then read, as every row was
+  before canonical rows were read by msgspec (gear_bridge.in_process.canonical_text).
 
 Each gear configuration has reward_kwargs of its own (all with the default's values), so settings
 and an in-process scorer of its own.
@@ -131,11 +133,18 @@ def main(steps: int, form: str) -> int:
             ("compute_score_sync, each row's judgments read before the step",
              loaded_reward_fn("pkg://gear_bridge.verl.reward_fn", "compute_score_sync", url=server.url, judgments_key="gear_judgments")),
             ("compute_score_sync, the step's rows compiled before it",
-             loaded_reward_fn("pkg://gear_bridge.verl.reward_fn", "compute_score_sync", url=server.url, aggregator="gear"))]
+             loaded_reward_fn("pkg://gear_bridge.verl.reward_fn", "compute_score_sync", url=server.url, aggregator="gear")),
+            ("compute_score_sync, new rows parsed then read (no msgspec)",
+             loaded_reward_fn("pkg://gear_bridge.verl.reward_fn", "compute_score_sync", url=server.url, metrics="true"))]
         # The last configuration's scorer: the one its calls get (settings of the same keyword arguments).
         compiled = call_settings({"url": server.url, "aggregator": "gear"}).known
         assert compiled is not None
-        before: List[Any] = [None] * (len(functions) - 2) + [_judgments_read, lambda data: _rows_compiled(compiled, data)]
+        # The last configuration's scorer reads a new row's text as every row was read before
+        # gear_bridge.in_process.canonical_text: orjson's parse, then read_canonical.
+        parsed = call_settings({"url": server.url, "metrics": "true"}).known
+        assert parsed is not None
+        parsed._entry_of_text = parsed._entry_of_parsed_text  # type: ignore[method-assign]
+        before: List[Any] = [None] * (len(functions) - 3) + [_judgments_read, lambda data: _rows_compiled(compiled, data), None]
         managers = [LegacyNaive(tokenizer, 0, compute_score=function) for _, function in functions]
         base = [make_step(tokenizer, distinct_rows(make_samples(seed=700 + k, prompts=PROMPTS, group=N, formats=(form,)), k))
                 for k in range(BASE_STEPS)]
