@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from .rubric_rows import MAX_CRITERIA, MAX_EDGES, RELATIONS, ROLES, Edge, RubricParts, finite_number
+from .rubric_rows import MAX_CRITERIA, MAX_EDGES, RELATIONS, ROLES, Edge, RubricParts, retention_override
 
 __all__ = ["read_canonical_text"]
 
@@ -74,10 +74,7 @@ def read_canonical_text(text: str) -> RubricParts | None:
     edges = [] if rubric.edges is _UNSET else rubric.edges
     if not criteria or len(criteria) > MAX_CRITERIA or len(edges) > MAX_EDGES:
         return None
-    ids: list[str] = []
     weights: list[float] = []
-    texts: list[str] = []
-    roles: list[str] = []
     for item in criteria:
         weight = item.weight
         if type(weight) is int:
@@ -86,27 +83,16 @@ def read_canonical_text(text: str) -> RubricParts | None:
             weight = float(weight)
         elif weight - weight != 0:  # inf - inf and nan - nan are nan
             return None
-        role = item.role
-        if role is _UNSET:
-            role = ""
-        elif role not in ROLES:
+        if not item.id or item.role is not _UNSET and item.role not in ROLES:
             return None
-        if not item.id:
-            return None
-        ids.append(item.id)
         weights.append(weight)
-        texts.append(item.text)
-        roles.append(role)
     read_edges: list[Edge] = []
     for edge in edges:
         if not edge.parent or not edge.child or edge.relation not in RELATIONS:
             return None
-        retention: Any = edge.retention
-        if retention is _UNSET:
-            retention = None
-        else:
-            retention = finite_number(retention)
-            if retention is None or not 0 <= retention <= 1:
-                return None
+        retention = None if edge.retention is _UNSET else retention_override(edge.retention)
+        if retention is None and edge.retention is not _UNSET:
+            return None
         read_edges.append((edge.parent, edge.child, edge.relation, retention))
-    return RubricParts(tuple(ids), tuple(weights), tuple(read_edges), tuple(texts), tuple(roles))
+    return RubricParts(tuple([item.id for item in criteria]), tuple(weights), tuple(read_edges), tuple([item.text for item in criteria]),
+                       tuple(["" if item.role is _UNSET else item.role for item in criteria]))

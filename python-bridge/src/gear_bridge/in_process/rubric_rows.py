@@ -17,7 +17,7 @@ import math
 import re
 from typing import Any, NamedTuple, Sequence
 
-__all__ = ["RubricParts", "Edge", "ROLES", "RELATIONS", "finite_number", "read_canonical", "read_official", "read_official_row", "read_scored_row", "read_ruscarl", "read_rar", "MAX_CRITERIA", "MAX_EDGES"]
+__all__ = ["RubricParts", "Edge", "ROLES", "RELATIONS", "retention_override", "read_canonical", "read_official", "read_official_row", "read_scored_row", "read_ruscarl", "read_rar", "MAX_CRITERIA", "MAX_EDGES"]
 
 #: The service's default limits (python-bridge/service/limits.ts): a larger rubric is its to refuse.
 MAX_CRITERIA = 512
@@ -58,7 +58,7 @@ _ABSENT = object()
 _FLOAT_INT_LIMIT = 2**53
 
 
-def finite_number(value: Any) -> float | None:
+def _finite_number(value: Any) -> float | None:
     """A JSON number as float64, or None (booleans, non-numbers, and ints past float64's range)."""
     kind = type(value)
     if kind is float:
@@ -72,6 +72,12 @@ def finite_number(value: Any) -> float | None:
             return None
         return number if math.isfinite(number) else None
     return None
+
+
+def retention_override(value: Any) -> float | None:
+    """An edge's own retention as float64 in [0, 1], or None (not a number, non-finite, out of range)."""
+    number = _finite_number(value)
+    return number if number is not None and 0 <= number <= 1 else None
 
 
 def read_canonical(rubric: Any) -> RubricParts | None:
@@ -106,7 +112,7 @@ def read_canonical(rubric: Any) -> RubricParts | None:
         if kind is int and -_FLOAT_INT_LIMIT <= weight <= _FLOAT_INT_LIMIT:
             weight = float(weight)
         elif kind is not float or weight - weight != 0:
-            weight = finite_number(weight)
+            weight = _finite_number(weight)
             if weight is None:
                 return None
         text = item.get("text")
@@ -131,8 +137,8 @@ def read_canonical(rubric: Any) -> RubricParts | None:
         if retention is _ABSENT:
             retention = None
         else:
-            retention = finite_number(retention)
-            if retention is None or not 0 <= retention <= 1:
+            retention = retention_override(retention)
+            if retention is None:
                 return None
         read_edges.append((parent, child, relation, retention))
     return RubricParts(tuple(ids), tuple(weights), tuple(read_edges), tuple(texts), tuple(roles))
@@ -224,7 +230,7 @@ def _points(rubrics: Any, numeric_strings: bool = False) -> tuple[list[float], l
             if not math.isfinite(value):
                 return None  # the service refuses a string that overflows float64
         else:
-            value = finite_number(given)
+            value = _finite_number(given)
         if type(text) is not str or value is None:
             return None
         points.append(value)
@@ -331,7 +337,7 @@ def read_rar(row: Any) -> RubricParts | None:
             return None
         description = item.get("description")
         weight = item.get("weight", _ABSENT)
-        if type(item.get("title")) is not str or type(description) is not str or weight is not _ABSENT and finite_number(weight) is None:
+        if type(item.get("title")) is not str or type(description) is not str or weight is not _ABSENT and _finite_number(weight) is None:
             return None
         category = _RAR_CATEGORY.match(description)
         if category is None:
