@@ -17,46 +17,46 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import msgspec
+
 from .rubric_rows import MAX_CRITERIA, MAX_EDGES, RELATIONS, ROLES, Edge, RubricParts, retention_override
 
 __all__ = ["read_canonical_text"]
 
-try:
-    import msgspec
-except ImportError:  # pragma: no cover - a dependency of the wheel; depends on the environment
-    msgspec = None  # type: ignore[assignment]
-
 _FLOAT_INT_LIMIT = 2**53
 #: Where a row's text names its format when the format comes first (`{"format": "canonical"`).
 _FORMAT_WITHIN = 48
+_UNSET: Any = msgspec.UNSET
 
-if msgspec is not None:
-    _UNSET: Any = msgspec.UNSET
 
-    # forbid_unknown_fields: RubricSchema is strict (a field it does not have fails the row there).
-    # gc=False: the fields are strings and numbers, so no cycle can go through one.
-    class _Criterion(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-        id: str
-        text: str
-        weight: int | float
-        role: str | msgspec.UnsetType = msgspec.UNSET
+# forbid_unknown_fields: RubricSchema is strict (a field it does not have fails the row there).
+# gc=False: the fields are strings and numbers, so no cycle can go through one.
+class _Criterion(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    id: str
+    text: str
+    weight: int | float
+    role: str | msgspec.UnsetType = msgspec.UNSET
 
-    class _Edge(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-        parent: str
-        child: str
-        relation: str
-        retention: int | float | msgspec.UnsetType = msgspec.UNSET
 
-    class _Rubric(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-        criteria: list[_Criterion]
-        edges: list[_Edge] | msgspec.UnsetType = msgspec.UNSET
+class _Edge(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    parent: str
+    child: str
+    relation: str
+    retention: int | float | msgspec.UnsetType = msgspec.UNSET
 
-    class _Spec(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-        format: Literal["canonical"]
-        rubric: _Rubric
 
-    _DECODER: Any = msgspec.json.Decoder(_Spec)
-    _REFUSED: tuple[type[BaseException], ...] = (msgspec.DecodeError, UnicodeError)
+class _Rubric(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    criteria: list[_Criterion]
+    edges: list[_Edge] = []  # absent reads as none, as in read_canonical
+
+
+class _Spec(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    format: Literal["canonical"]
+    rubric: _Rubric
+
+
+_DECODER = msgspec.json.Decoder(_Spec)
+_REFUSED = (msgspec.DecodeError, UnicodeError)
 
 
 def read_canonical_text(text: str) -> RubricParts | None:
@@ -64,14 +64,14 @@ def read_canonical_text(text: str) -> RubricParts | None:
     reads them; None where this reader is not sure of that (the caller reads the text as before)."""
     # Rows of other formats skip the attempt (a refusal raises, ~1-2 us): converted rows begin
     # with their format. A canonical row that begins otherwise is read as before.
-    if msgspec is None or text.find('"canonical"', 0, _FORMAT_WITHIN) < 0:
+    if text.find('"canonical"', 0, _FORMAT_WITHIN) < 0:
         return None
     try:
         rubric = _DECODER.decode(text).rubric
     except _REFUSED:
         return None
     criteria = rubric.criteria
-    edges = [] if rubric.edges is _UNSET else rubric.edges
+    edges = rubric.edges
     if not criteria or len(criteria) > MAX_CRITERIA or len(edges) > MAX_EDGES:
         return None
     weights: list[float] = []
@@ -83,16 +83,18 @@ def read_canonical_text(text: str) -> RubricParts | None:
             weight = float(weight)
         elif weight - weight != 0:  # inf - inf and nan - nan are nan
             return None
-        if not item.id or item.role is not _UNSET and item.role not in ROLES:
+        if not item.id or isinstance(item.role, str) and item.role not in ROLES:
             return None
         weights.append(weight)
     read_edges: list[Edge] = []
     for edge in edges:
         if not edge.parent or not edge.child or edge.relation not in RELATIONS:
             return None
-        retention = None if edge.retention is _UNSET else retention_override(edge.retention)
-        if retention is None and edge.retention is not _UNSET:
-            return None
+        retention = None
+        if edge.retention is not _UNSET:
+            retention = retention_override(edge.retention)
+            if retention is None:
+                return None
         read_edges.append((edge.parent, edge.child, edge.relation, retention))
     return RubricParts(tuple([item.id for item in criteria]), tuple(weights), tuple(read_edges), tuple([item.text for item in criteria]),
-                       tuple(["" if item.role is _UNSET else item.role for item in criteria]))
+                       tuple([item.role if isinstance(item.role, str) else "" for item in criteria]))
