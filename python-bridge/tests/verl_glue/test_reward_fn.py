@@ -118,6 +118,34 @@ def test_settings_follow_the_environment_between_calls_with_the_same_kwargs(serv
         assert rewards() == expected_rewards(samples)
 
 
+def test_settings_are_reused_by_equality_only_where_equal_arguments_read_alike(server: EmbeddedServer) -> None:
+    """The last call's settings serve an equal call: by equality where every argument is text
+    (equal texts read alike, so an aggregator spelled by another str object gives its rewards),
+    and by identity otherwise, so ``metrics=1`` after ``metrics=True`` (equal in Python) is read,
+    and refused, not taken for True. A value whose comparison raises is read, and named."""
+    samples = make_samples(seed=8, prompts=2, group=2, formats=("canonical",))
+    url = server.url
+
+    def rewards(**kwargs: Any) -> List[float]:
+        return [compute_score_sync("hb", s["response"], "", dict(s["extra_info"]), url=url, **kwargs)["score"] for s in samples]
+
+    assert len({tuple(expected_rewards(samples, a)) for a in ("gear", "flat", "hard")}) == 3  # each change shows
+    for aggregator in ("flat", "hard", "gear"):
+        built = "".join(list(aggregator))  # equal to the literal, another object
+        assert built is not aggregator
+        assert rewards(aggregator=aggregator) == expected_rewards(samples, aggregator)
+        assert rewards(aggregator=built) == expected_rewards(samples, aggregator)
+    sample = samples[0]
+    assert "gear_reward" in compute_score_sync("hb", sample["response"], "", dict(sample["extra_info"]), url=url, metrics=True)
+    with pytest.raises(ConfigError) as caught:
+        compute_score_sync("hb", sample["response"], "", dict(sample["extra_info"]), url=url, metrics=1)
+    assert caught.value.path == ("metrics",)
+    assert rewards(aggregator="flat") == expected_rewards(samples, "flat")
+    with pytest.raises(ConfigError) as caught:
+        compute_score_sync("hb", sample["response"], "", dict(sample["extra_info"]), url=url, aggregator=np.array(["flat", "flat"]))
+    assert caught.value.path == ("aggregator",)
+
+
 def test_reward_kwargs_changed_in_place_are_read_again(server: EmbeddedServer) -> None:
     """verl passes the same reward_kwargs objects to every call, and gear keys its settings by
     them: a plain dict changed in place since the last call is read again."""

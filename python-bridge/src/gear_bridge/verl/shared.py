@@ -96,15 +96,26 @@ def call_settings(kwargs: Mapping[str, Any]) -> CallSettings:
     """
     # verl calls this once per response with the same keyword arguments, the same objects every
     # time (its reward_kwargs, merged into each call), and the same environment. The last call's
-    # answer first: the same names, the same objects (an identity test each, in C), no GEAR_*
-    # variable changed since (one integer: see gear_bridge.environment_watch). Reading the 29
-    # variables instead cost ~1 us a call, several inside verl's loop.
+    # answer first: the same names, the same objects (an identity test each, in C; equal texts
+    # where every argument is one), no GEAR_* variable changed since (one integer: see
+    # gear_bridge.environment_watch). Reading the 29 variables instead cost ~1 us a call, several
+    # inside verl's loop.
     stamp = environment_stamp()
     global _last_call
     last = _last_call
-    if (stamp is not None and last is not None and last.stamp == stamp and tuple(kwargs) == last.names
-            and all(map(is_, kwargs.values(), last.values)) and (not last.plain or last.unchanged())):
-        return last
+    if stamp is not None and last is not None and last.stamp == stamp:
+        texts = last.texts
+        if texts is not None:
+            # Arguments all text (or None), as a URL and names are: equal texts read alike, so one
+            # comparison in C serves (a check that runs cold in verl's loop, where each operation
+            # counts: ~2% of the legacy naive step for the identity test below).
+            try:
+                if kwargs == texts:
+                    return last
+            except Exception:  # a value whose comparison raises (a numpy array's truth): read below
+                pass
+        elif tuple(kwargs) == last.names and all(map(is_, kwargs.values(), last.values)) and (not last.plain or last.unchanged()):
+            return last
     # Else the names and identities of the values and the variables are the key of the whole
     # answer (~1 us, where reading them is ~3). Hashing the values instead cost an OmegaConf
     # `options` ~3 us more per call (a DictConfig hashes its repr). The answer holds the values,
@@ -137,7 +148,7 @@ class CallSettings:
     first read: verl builds reward_kwargs once from its config, and comparing one costs what reading
     it does.)"""
 
-    __slots__ = ("settings", "judge", "router", "known", "judgments_key", "stamp", "names", "values", "plain")
+    __slots__ = ("settings", "judge", "router", "known", "judgments_key", "stamp", "names", "values", "plain", "texts")
 
     def __init__(self, stamp: int | None, answer: tuple[Settings, Judge | None, RouterInfo], names: tuple[str, ...],
                  values: tuple[Any, ...], plain: tuple[tuple[Any, Any], ...] | None) -> None:
@@ -149,6 +160,8 @@ class CallSettings:
         self.names = names
         self.values = values
         self.plain = plain
+        #: The arguments as a dict when every value is a str or None (None otherwise): equal ones read alike.
+        self.texts = dict(zip(names, values)) if all([type(v) is str or v is None for v in values]) else None
 
     @classmethod
     def of(cls, stamp: int | None, kwargs: Mapping[str, Any], answer: tuple[Settings, Judge | None, RouterInfo]) -> CallSettings:
@@ -169,17 +182,22 @@ class CallSettings:
         return True
 
 
+#: Keyword values that key the settings cache as they are (with their type): JSON's scalars.
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
 def _read_kwargs(kwargs: Mapping[str, Any]) -> tuple[Settings, Judge | None, RouterInfo]:
     router = RouterInfo(kwargs.get("reward_router_address"), kwargs.get("reward_model_tokenizer"))
     own = {k: v for k, v in kwargs.items() if k not in VERL_EXTRA_KWARGS}
     judge = own.pop("judge", None)
     if judge is not None and not isinstance(judge, Judge):
         raise ConfigError(("judge",), f"must implement gear_bridge.judge.Judge (an async judge(call) method), got {type(judge).__name__}")
-    try:
-        # verl calls this once per response: scalar kwargs are their own key (no JSON per call).
-        text: Any = tuple(own.items())
-        hash(text)
-    except TypeError:
+    text: Any
+    if all([type(v) in _SCALARS for v in own.values()]):
+        # verl calls this once per response: scalar kwargs are their own key (no JSON per call),
+        # with their types (True == 1 == 1.0 in Python, and a flag takes only the first).
+        text = tuple([(k, type(v), v) for k, v in own.items()])
+    else:
         try:
             text = stable_json(plain(own))
         except (TypeError, ValueError):
