@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gear_bridge import RowError, parse_row
-from gear_bridge.rows import parse_judge_outputs, parse_scores
+from gear_bridge.rows import parse_judge_outputs, parse_scores, usual_scores
 
 RUBRIC = {"criteria": [{"id": "a", "text": "x", "weight": 1}, {"id": "b", "text": "y", "weight": -2}], "edges": []}
 OFFICIAL = {"rubrics": [{"criterion": "x", "points": 5, "tags": {}}], "graph": {"nodes": [], "edges": []}}
@@ -93,6 +93,43 @@ def test_malformed_scores_name_the_field(value: object, path: tuple) -> None:
     with pytest.raises(RowError) as caught:
         parse_scores(value, ("j",))
     assert caught.value.path == path
+
+
+_SCORE_ITEMS = st.one_of(
+    st.sampled_from([0, 1, 2, -1, 0.0, -0.0, 0.5, 1.0, 1.5, math.nan, math.inf, True, False, None, "0.5", [0.5]]),
+    st.floats(min_value=-0.5, max_value=1.5),
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    p=st.lists(_SCORE_ITEMS, max_size=6),
+    p_as_tuple=st.booleans(),
+    d=st.one_of(st.none(), st.just("absent"), st.lists(st.sampled_from([True, False, 1, 0, None, "true"]), max_size=6)),
+    extra=st.booleans(),
+)
+def test_usual_scores_read_what_the_general_reading_reads(p: list, p_as_tuple: bool, d: object, extra: bool) -> None:
+    """usual_scores (one msgspec check, verl's per-response reading) answers only judge scores the
+    general reading (parse_scores of their JSON text) reads, with the same values, and answers
+    the usual ones: a list of floats and ints in [0, 1], with or without decisions."""
+    value: dict = {"p": tuple(p) if p_as_tuple else p}
+    if d != "absent":
+        value["d"] = d
+    if extra:
+        value["q"] = 1
+    fast = usual_scores(value)
+    try:
+        general = parse_scores(json.dumps(value), ("j",))
+    except RowError:
+        general = None
+    if fast is not None:
+        assert general is not None
+        assert len(fast[0]) == len(general.p) and all(a == b and math.copysign(1, a) == math.copysign(1, b) for a, b in zip(fast[0], general.p))
+        assert all(type(a) is float for a in fast[0])
+        assert (None if fast[1] is None else tuple(fast[1])) == general.d
+    usual = p and not extra and all(type(x) in (int, float) and 0 <= x <= 1 for x in p) and (
+        d in (None, "absent") or isinstance(d, list) and len(d) == len(p) and all(type(x) is bool for x in d))
+    assert (fast is not None) == bool(usual)
 
 
 def test_judge_outputs_are_strings() -> None:

