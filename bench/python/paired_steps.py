@@ -10,7 +10,7 @@ import statistics
 import time
 from typing import Any, Callable, List, Sequence
 
-from verl_step import own_rows  # noqa: E402  (bench/python)
+from verl_step import own_rows, step_orders  # noqa: E402  (bench/python)
 
 TABLE_HEAD = ("| rows | function | ms per step (median) | function/flat per step: median +- standard error (quartiles) |\n"
               "| --- | --- | --- | --- |")
@@ -20,15 +20,16 @@ def paired_times(runs: Sequence[Callable[[Any], Any]], base: Sequence[Any], step
                  before: Sequence[Callable[[Any], Any] | None] = ()) -> List[List[float]]:
     """Seconds per step of each run: a warm-up on rows no step uses, the collector frozen (the bench
     holds every base step; a trainer holds one), then STEPS steps, every run on its own copy of
-    ``base[s % len(base)]`` with rows new to it, starting at a different run each step.
-    ``before[k]``, where given, is called with run k's step before it is timed."""
+    ``base[s % len(base)]`` with rows new to it, the runs in an order drawn afresh each step
+    (verl_step.step_orders). ``before[k]``, where given, is called with run k's step before it is timed."""
     for k, run in enumerate(runs):
         run(own_rows(base[0], 10**6 + k))  # warm-up: imports, connections
     gc.collect()
     gc.freeze()
     times: List[List[float]] = [[] for _ in runs]
+    orders = step_orders(len(runs))
     for s in range(steps):
-        order = [(s + j) % len(runs) for j in range(len(runs))]
+        order = next(orders)
         data = {k: own_rows(base[s % len(base)], s * len(runs) + k) for k in order}
         for k, prepare in enumerate(before):
             if prepare is not None:

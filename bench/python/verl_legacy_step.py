@@ -32,7 +32,7 @@ from verl.workers.reward_manager.naive import NaiveRewardManager as LegacyNaive
 from conftest import GEAR_COMMAND  # noqa: E402  (python-bridge/tests)
 from gear_bridge import EmbeddedServer
 from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
-from verl_step import GEAR_KEYS, LONG, N, PROMPTS, distinct_rows, flat_score, flat_with_gear_keys, lengthened, loaded_reward_fn, make_step, own_rows, tokenizer_dir  # noqa: E402
+from verl_step import GEAR_KEYS, LONG, N, PROMPTS, distinct_rows, flat_score, flat_with_gear_keys, lengthened, loaded_reward_fn, make_step, own_rows, step_orders, tokenizer_dir  # noqa: E402
 
 REPEATS = 30  # medians of 12 moved by +-5% between runs
 
@@ -86,8 +86,9 @@ def main() -> int:
             gc.collect()
             gc.freeze()
             times: List[List[float]] = [[] for _ in managers]
+            orders = step_orders(len(managers))
             for s in range(1, len(shared_steps)):
-                for k in [(s + j) % len(managers) for j in range(len(managers))]:
+                for k in next(orders):
                     started = time.perf_counter()
                     out = managers[k][2](steps[k][s], return_dict=True)
                     times[k].append((time.perf_counter() - started) * 1000)
