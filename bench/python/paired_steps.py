@@ -42,10 +42,12 @@ def paired_times(runs: Sequence[Callable[[Any], Any]], base: Sequence[Any], step
     return times
 
 
-def print_ratios(form: str, names: Sequence[str], times: Sequence[Sequence[float]]) -> None:
-    """One table row per run: its median ms, and the median of its per-step ratio to the first run's."""
+def print_ratios(form: str, names: Sequence[str], times: Sequence[Sequence[float]], against: Sequence[float] | None = None) -> None:
+    """One table row per run: its median ms, and the median of its per-step ratio to the first run's
+    (or to ``against``, another run's times)."""
+    baseline = times[0] if against is None else against
     for name, spent in zip(names, times):
-        ratios = [t / f for t, f in zip(spent, times[0])]
+        ratios = [t / f for t, f in zip(spent, baseline)]
         q1, q2, q3 = statistics.quantiles(ratios, n=4)
         error = 1.253 * (q3 - q1) / 1.349 / len(ratios) ** 0.5  # of the median, normal approximation
         print(f"| {form} | {name} | {statistics.median(spent) * 1000:.1f} | {q2:.3f} +- {error:.3f} ({q1:.2f}-{q3:.2f}) |", flush=True)
