@@ -397,9 +397,6 @@ class _UsualScores(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     d: Union[list[bool], None, msgspec.UnsetType] = msgspec.UNSET
 
 
-_convert = msgspec.convert
-
-
 def usual_scores(value: Any) -> tuple[list[float], list[bool] | None] | None:
     """Judge scores in their usual form, checked in C by one ``msgspec.convert``: a dict of ``p``,
     floats and ints (not bools) in [0, 1], no NaN, and optional ``d``, booleans, one per score; as
@@ -412,7 +409,7 @@ def usual_scores(value: Any) -> tuple[list[float], list[bool] | None] | None:
     if type(value) is not dict:
         return None
     try:
-        scores = _convert(value, _UsualScores, strict=True)
+        scores = msgspec.convert(value, _UsualScores, strict=True)
     except msgspec.ValidationError:
         return None
     p_list = scores.p

@@ -19,11 +19,10 @@ from typing import Any, Literal
 
 import msgspec
 
-from .rubric_rows import MAX_CRITERIA, MAX_EDGES, RELATIONS, ROLES, Edge, RubricParts, retention_override
+from .rubric_rows import FLOAT_INT_LIMIT, MAX_CRITERIA, MAX_EDGES, RELATIONS, ROLES, Edge, RubricParts, retention_override
 
 __all__ = ["read_canonical_text"]
 
-_FLOAT_INT_LIMIT = 2**53
 #: Where a row's text names its format when the format comes first (`{"format": "canonical"`).
 _FORMAT_WITHIN = 48
 _UNSET: Any = msgspec.UNSET
@@ -78,7 +77,7 @@ def read_canonical_text(text: str) -> RubricParts | None:
     for item in criteria:
         weight = item.weight
         if type(weight) is int:
-            if not -_FLOAT_INT_LIMIT <= weight <= _FLOAT_INT_LIMIT:
+            if not -FLOAT_INT_LIMIT <= weight <= FLOAT_INT_LIMIT:
                 return None
             weight = float(weight)
         elif weight - weight != 0:  # inf - inf and nan - nan are nan

@@ -14,9 +14,10 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
+from .rubric_rows import RELATIONS
+
 __all__ = ["LocalOptions", "resolve_options", "host_options", "gear_host_options", "zero_reward_options"]
 
-_RELATIONS = ("weak", "strong", "activation")
 _DEFAULT_RETENTION = {"weak": 0.6, "strong": 0.2, "activation": 0.0}
 _KEYS = frozenset({"retention", "sharedRetention", "gamma", "multiParentRule", "normalize", "emptyDenominator", "clip",
                    "onInvalidEdge", "exactMaxWidth", "autoExactMaxCost"})
@@ -64,7 +65,7 @@ def resolve_options(options: Mapping[str, Any] | None) -> LocalOptions | None:
     retention = dict(_DEFAULT_RETENTION)
     if "retention" in given:
         by_relation = given["retention"]
-        if type(by_relation) is not dict or not by_relation.keys() <= set(_RELATIONS):
+        if type(by_relation) is not dict or not by_relation.keys() <= set(RELATIONS):
             return None
         for relation, value in by_relation.items():
             read = _retention(value)

@@ -17,7 +17,7 @@ import math
 import re
 from typing import Any, NamedTuple, Sequence
 
-__all__ = ["RubricParts", "Edge", "ROLES", "RELATIONS", "retention_override", "read_canonical", "read_official", "read_official_row", "read_scored_row", "read_ruscarl", "read_rar", "MAX_CRITERIA", "MAX_EDGES"]
+__all__ = ["RubricParts", "Edge", "ROLES", "RELATIONS", "retention_override", "read_canonical", "read_official", "read_official_row", "read_scored_row", "read_ruscarl", "read_rar", "MAX_CRITERIA", "MAX_EDGES", "FLOAT_INT_LIMIT"]
 
 #: The service's default limits (python-bridge/service/limits.ts): a larger rubric is its to refuse.
 MAX_CRITERIA = 512
@@ -55,7 +55,8 @@ class RubricParts(NamedTuple):
 
 
 _ABSENT = object()
-_FLOAT_INT_LIMIT = 2**53
+#: The largest integer float64 holds exactly (with all below it): integer weights within it read exactly.
+FLOAT_INT_LIMIT = 2**53
 
 
 def _finite_number(value: Any) -> float | None:
@@ -64,7 +65,7 @@ def _finite_number(value: Any) -> float | None:
     if kind is float:
         return value if value - value == 0 else None  # inf - inf and nan - nan are nan
     if kind is int:
-        if -_FLOAT_INT_LIMIT <= value <= _FLOAT_INT_LIMIT:
+        if -FLOAT_INT_LIMIT <= value <= FLOAT_INT_LIMIT:
             return float(value)
         try:
             number = float(value)
@@ -109,7 +110,7 @@ def read_canonical(rubric: Any) -> RubricParts | None:
         weight: Any = item.get("weight")
         kind = type(weight)
         # The usual weights first, inline: ints float64 holds exactly, finite floats.
-        if kind is int and -_FLOAT_INT_LIMIT <= weight <= _FLOAT_INT_LIMIT:
+        if kind is int and -FLOAT_INT_LIMIT <= weight <= FLOAT_INT_LIMIT:
             weight = float(weight)
         elif kind is not float or weight - weight != 0:
             weight = _finite_number(weight)

@@ -22,7 +22,7 @@ from typing import Any, Mapping, Sequence
 from ..asyncio.client import AsyncClient
 from ..exceptions import ConfigError, InvalidParams, PathPart, RowError
 from ..fcp import FcpTally
-from ..rows import GEAR_KEY, GearRow, Judgment
+from ..rows import GearRow, Judgment
 from ..scoring import Score, Scorer, ScoreRequest, _also_of, _field_error, _unrecognized
 from ..settings import Settings
 from .coalescer import GroupCoalescer
