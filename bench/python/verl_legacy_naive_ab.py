@@ -18,38 +18,20 @@ and fields on a step (an A/B compares equal work: a change of rewards is a findi
 """
 from __future__ import annotations
 
-import re
-import subprocess
 import sys
-import tempfile
-from pathlib import Path
 from typing import Any, Dict, List
 
 from verl.utils import hf_tokenizer
 from verl.workers.reward_manager.naive import NaiveRewardManager as LegacyNaive
 
-from conftest import GEAR_COMMAND, ROOT  # noqa: E402  (python-bridge/tests)
+from conftest import GEAR_COMMAND  # noqa: E402  (python-bridge/tests)
 from gear_bridge import EmbeddedServer
 from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
+from revision_package import package_at  # noqa: E402  (bench/python)
 from paired_steps import TABLE_HEAD, paired_times, print_ratios  # noqa: E402  (bench/python)
 from verl_step import N, PROMPTS, distinct_rows, loaded_reward_fn, make_step, own_rows, tokenizer_dir  # noqa: E402
 
 BASE_STEPS = 12
-_NAME = re.compile(r"\bgear_bridge\b")
-
-
-def package_at(revision: str) -> str:
-    """gear_bridge at ``revision``, unpacked under a new name on sys.path; the name."""
-    commit = subprocess.run(["git", "rev-parse", "--short", revision], cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
-    name = f"gear_bridge_at_{commit}"
-    folder = Path(tempfile.mkdtemp(prefix="gear-ab-"))
-    archive = subprocess.run(["git", "archive", commit, "python-bridge/src/gear_bridge"], cwd=ROOT, check=True, capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    (folder / "python-bridge/src/gear_bridge").rename(folder / name)
-    for source in (folder / name).rglob("*.py"):
-        source.write_text(_NAME.sub(name, source.read_text()))
-    sys.path.insert(0, str(folder))
-    return name
 
 
 def main(revision: str, steps: int, form: str, kwargs: Dict[str, Any]) -> int:

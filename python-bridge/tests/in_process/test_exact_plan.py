@@ -108,6 +108,11 @@ def test_exact_plans_and_gates_are_cores() -> None:
         plan = elimination_plan(layout, parts)
         runnable = exact_plan(layout, parts, options, "gear-exact")
         assert (runnable is DECLINED) == (plan.cost > MAX_COST), spec  # costlier plans go to the service
+        if runnable is not DECLINED:
+            # The plan that runs ranks only the criteria with parents or children, and skips the
+            # others: it must visit those in core's order.
+            linked = sum(_linked(layout))
+            assert [step[1] for step in runnable.steps] == plan.order[len(plan.order) - linked:], spec
         retentions = {child: tuple(r for _, r in edges) for child, edges in layout.steps}
         mine = {
             "steps": [{"node": node, "width": plan.widths[s], "grows": plan.grows[s], "bits": list(plan.bits[s]),

@@ -31,16 +31,20 @@ __all__ = ["ExactPlan", "EliminationPlan", "MEAN_FIELD", "DECLINED", "MAX_COST",
 MAX_COST = 512
 
 
-class _Step(NamedTuple):
-    """One visited criterion: its table width ``n`` cells (2^width), whether it joins the table,
-    its gate per cell (None for a criterion without parents), and the sums-out after it, each as
-    the source cell pairs of the halved table."""
+#: How a step runs (:func:`exact_scores` takes the usual kinds by a shorter way, with core's operations).
+_ROOT_FIRST = 0  # a criterion without parents joins a table of one cell
+_ONE_PARENT = 1  # a criterion whose one parent is the table's only bit
+_JOINS = 2  # a criterion without parents joins a wider table
+_GATED = 3  # any other criterion with parents
+#: Removals that sum out the only bit of a two-cell table.
+_SUM_OUT_ONLY_BIT = (((0,), (1,)),)
 
-    node: int
-    n: int
-    grows: bool
-    gates: tuple[float, ...] | None
-    removals: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]
+
+#: One visited criterion (a plain tuple: a plan is built per new rubric, its steps read per
+#: response): how it runs, the criterion, its table width ``n`` cells (2^width), whether it joins
+#: the table, its gate per cell (None for a criterion without parents), and the sums-out after it,
+#: each as the source cell pairs of the halved table (None for none).
+_Step = tuple[int, int, int, bool, "tuple[float, ...] | None", "tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] | None"]
 
 
 class EliminationPlan(NamedTuple):
@@ -76,119 +80,139 @@ class _Declined:
 DECLINED = _Declined()
 
 
-def canonical_ranks(parts: RubricParts) -> list[int]:
-    """core's canonicalRank: criteria ordered by text (JavaScript's order), weight, role, position."""
-    keys = javascript_string_keys(parts.texts)
-    weights, roles = parts.weights, parts.roles
-    order = sorted(range(len(keys)), key=lambda i: (keys[i], weights[i], roles[i], i))
-    rank = [0] * len(order)
-    for position, criterion in enumerate(order):
-        rank[criterion] = position
+def canonical_ranks(parts: RubricParts, among: Sequence[int] | None = None) -> list[int]:
+    """core's canonicalRank: criteria ordered by text (JavaScript's order), weight, role, position.
+    With ``among``, the ranks of those criteria among themselves (the others' are 0): what a plan
+    needs, since it orders by rank only the criteria with parents or children."""
+    nodes = range(len(parts.texts)) if among is None else among
+    texts, weights, roles = parts.texts, parts.weights, parts.roles
+    keys = javascript_string_keys([texts[i] for i in nodes])
+    rank = [0] * len(texts)
+    ordered = sorted(zip(keys, [weights[i] for i in nodes], [roles[i] for i in nodes], nodes))
+    for position, key in enumerate(ordered):
+        rank[key[3]] = position
     return rank
 
 
 def exact_plan(layout: Layout, parts: RubricParts, options: LocalOptions, aggregator: str) -> ExactPlan | _Declined | None:
     """The plan that scores ``layout`` under ``aggregator`` (gear-exact or auto); :data:`MEAN_FIELD`
     where auto takes mean-field; :data:`DECLINED` where the service must score it."""
-    parents, retentions = _parents(layout)
-    if aggregator == "auto" and max(map(len, parents)) < 2:
+    if aggregator == "auto" and all(len(edges) < 2 for _, edges in layout.steps):
         return MEAN_FIELD  # chooseAutoMethod: mean-field is exact there
-    plan = _plan(layout.size, parents, canonical_ranks(parts))
+    linked = _linked(layout)
+    plan = _linked_plan(layout, canonical_ranks(parts, linked))
+    cost = layout.size - len(linked) + plan.cost  # a criterion alone costs its one cell
     feasible = plan.max_width <= options.exact_max_width
-    if aggregator == "auto" and not (feasible and plan.cost <= options.auto_exact_max_cost):
+    if aggregator == "auto" and not (feasible and cost <= options.auto_exact_max_cost):
         return MEAN_FIELD
-    if not feasible or plan.cost > MAX_COST:
+    if not feasible or cost > MAX_COST:
         return DECLINED
-    steps = []
-    for step, node in enumerate(plan.order):
-        n = 1 << plan.widths[step]
-        if not parents[node]:
-            gates = None
-        elif len(parents[node]) == 1:  # gate_table((r,)) is (r, 1.0): the parent fails or holds
-            retention, bit = retentions[node][0], plan.bits[step][0]
+    edges_of = dict(layout.steps)
+    steps: list[_Step] = []
+    gates: tuple[float, ...]
+    for node, width, grows, bits, removed in zip(plan.order, plan.widths, plan.grows, plan.bits, plan.removals):
+        n = 1 << width
+        if not bits:  # a root: it joins the table, and frees no parent
+            steps.append((_ROOT_FIRST if n == 1 else _JOINS, node, n, grows, None, None))
+            continue
+        if n == 2:  # its one parent is the table's only bit: gate_table((r,)) is (r, 1.0), the parent fails or holds
+            kind, gates = _ONE_PARENT, (edges_of[node][0][1], 1.0)
+        elif len(bits) == 1:
+            kind, retention, bit = _GATED, edges_of[node][0][1], bits[0]
             gates = tuple([1.0 if f >> bit & 1 else retention for f in range(n)])
         else:
-            gates = _per_cell(gate_table(retentions[node]), plan.bits[step], n)
-        width = plan.widths[step] + (1 if plan.grows[step] else 0)
-        sums = []
-        for bit in plan.removals[step]:
-            low = (1 << bit) - 1
-            sources = [(g & low) | ((g >> bit) << (bit + 1)) for g in range(1 << (width - 1))]
-            sums.append((tuple(sources), tuple([source | (1 << bit) for source in sources])))
+            kind, gates = _GATED, _per_cell(gate_table(tuple([retention for _, retention in edges_of[node]])), bits, n)
+        if grows:
+            width += 1
+        sums: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+        for bit in removed:
+            sums.append(_sum_out(bit, width))
             width -= 1
-        if gates is not None or plan.grows[step] or sums:  # else a criterion alone: it keeps p, the table stays
-            steps.append(_Step(node, n, plan.grows[step], gates, tuple(sums)))
+        removals = None if not sums else _SUM_OUT_ONLY_BIT if sums == [_SUM_OUT_ONLY_BIT[0]] else tuple(sums)
+        steps.append((kind, node, n, grows, gates, removals))
     return ExactPlan(1 << plan.max_width, tuple(steps))
 
 
+def _sum_out(bit: int, width: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Summing bit ``bit`` out of a table ``width`` bits wide: each cell of the halved table's two
+    source cells (the bit off, on)."""
+    low = (1 << bit) - 1
+    sources = [(g & low) | ((g >> bit) << (bit + 1)) for g in range(1 << (width - 1))]
+    return tuple(sources), tuple([source | (1 << bit) for source in sources])
+
+
 def elimination_plan(layout: Layout, parts: RubricParts) -> EliminationPlan:
-    """core's plan for the rubric ``layout`` was compiled from."""
-    return _plan(layout.size, _parents(layout)[0], canonical_ranks(parts))
-
-
-def _parents(layout: Layout) -> tuple[list[tuple[int, ...]], list[tuple[float, ...]]]:
-    """Each criterion's parents and their edges' retentions, in input order (core's CSR order)."""
-    parents: list[tuple[int, ...]] = [()] * layout.size
-    retentions: list[tuple[float, ...]] = [()] * layout.size
-    for child, edges in layout.steps:
-        parents[child] = tuple([parent for parent, _ in edges])
-        retentions[child] = tuple([retention for _, retention in edges])
-    return parents, retentions
-
-
-def _plan(size: int, parents: Sequence[tuple[int, ...]], rank: Sequence[int]) -> EliminationPlan:
-    """planElimination, step for step: each step visits the ready criterion that leaves the
-    narrowest frontier, then the lowest peak, then the lowest rank (as one int key here).
+    """core's plan for the rubric ``layout`` was compiled from.
 
     The criteria with neither parents nor children (most of a rubric) come first, by rank: at the
     start the frontier is empty, their key is (0, 0) and every other ready criterion's, a root with
-    children, is (1, 1); and visiting one changes nothing. So the loop need not scan them.
-    """
-    child_count = [0] * size
-    child_lists: list[list[int]] = [[] for _ in range(size)]
-    for child in range(size):
-        for parent in parents[child]:
-            child_count[parent] += 1
-            child_lists[parent].append(child)
-    parents_left = [len(p) for p in parents]
-    children_left = list(child_count)
-    joins_of = [1 if count else 0 for count in child_count]
-    order = sorted([node for node in range(size) if not parents[node] and not child_count[node]], key=rank.__getitem__)
-    ready = [node for node in range(size) if not parents[node] and child_count[node]]
+    children, is (1, 1); and visiting one changes nothing (a table of one cell each)."""
+    rank = canonical_ranks(parts)
+    linked = set(_linked(layout))
+    alone = sorted([node for node in range(layout.size) if node not in linked], key=rank.__getitem__)
+    plan = _linked_plan(layout, rank)
+    return EliminationPlan(alone + plan.order, [0] * len(alone) + plan.widths, [False] * len(alone) + plan.grows,
+                           [()] * len(alone) + plan.bits, [[] for _ in alone] + plan.removals, plan.max_width, len(alone) + plan.cost)
+
+
+def _linked(layout: Layout) -> list[int]:
+    """The criteria with parents or children, ascending."""
+    return sorted({node for child, edges in layout.steps for node in (child, *[parent for parent, _ in edges])})
+
+
+def _linked_plan(layout: Layout, rank: Sequence[int]) -> EliminationPlan:
+    """planElimination over the criteria with parents or children (the others come first and
+    change nothing), step for step: each step visits the ready criterion that leaves the narrowest
+    frontier, then the lowest peak, then the lowest rank. Every ready criterion sees the same
+    frontier, so the key is (joins - frees, joins, rank), as one int. ``cost`` counts these steps."""
+    parents: dict[int, tuple[int, ...]] = {}
+    children: dict[int, list[int]] = {}
+    for child, edges in layout.steps:  # parents in input order (core's CSR order)
+        parents[child] = tuple([parent for parent, _ in edges])
+        for parent, _ in edges:
+            found = children.get(parent)
+            if found is None:
+                children[parent] = [child]
+            else:
+                found.append(child)
+    children_left = {node: len(of) for node, of in children.items()}
+    parents_left = {node: len(of) for node, of in parents.items()}
+    ready = [node for node in children if node not in parents]
+    base = layout.size + 1  # ranks lie in [0, size]
     frontier: list[int] = []
-    widths: list[int] = [0] * len(order)
-    grows: list[bool] = [False] * len(order)
-    bits: list[tuple[int, ...]] = [()] * len(order)
-    removals: list[list[int]] = [[] for _ in order]
+    order: list[int] = []
+    widths: list[int] = []
+    grows: list[bool] = []
+    bits: list[tuple[int, ...]] = []
+    removals: list[list[int]] = []
     max_width = 0
-    cost = len(order)  # 2^0 cells each
-    base = size + 1  # keys (after, peak, rank) as ((after * base) + peak) * base + rank: each part lies in [0, size]
-    for _ in range(size - len(order)):
-        width = len(frontier)
+    cost = 0
+    for _ in range(len(parents) + len(ready)):
         best = -1
-        best_key = -1
+        best_key = 0
         for node in ready:
-            joins = joins_of[node]
+            joins = 1 if node in children else 0
             freed = 0
-            for parent in parents[node]:
+            for parent in parents.get(node, ()):
                 if children_left[parent] == 1:
                     freed += 1
-            key = ((width + joins - freed) * base + width + joins) * base + rank[node]
-            if best_key < 0 or key < best_key:
+            key = ((joins - freed) * 2 + joins) * base + rank[node]
+            if best < 0 or key < best_key:
                 best = node
                 best_key = key
         ready.remove(best)
         order.append(best)
-        widths.append(width)
-        bits.append(tuple([frontier.index(parent) for parent in parents[best]]))
-        cost += 1 << width
-        joins = child_count[best] > 0
+        widths.append(len(frontier))
+        cost += 1 << len(frontier)
+        of = parents.get(best, ())
+        bits.append(tuple([frontier.index(parent) for parent in of]))
+        joins = best in children
         grows.append(joins)
         if joins:
             frontier.append(best)
             max_width = max(max_width, len(frontier))
         finished = []
-        for parent in parents[best]:
+        for parent in of:
             children_left[parent] -= 1
             if children_left[parent] == 0:
                 finished.append(frontier.index(parent))
@@ -197,7 +221,7 @@ def _plan(size: int, parents: Sequence[tuple[int, ...]], rank: Sequence[int]) ->
             cost += 1 << (len(frontier) - 1)
             frontier.pop(bit)
         removals.append(finished)
-        for child in child_lists[best]:
+        for child in children.get(best, ()):
             parents_left[child] -= 1
             if parents_left[child] == 0:
                 ready.append(child)
@@ -241,16 +265,18 @@ def exact_scores(plan: ExactPlan, p: Sequence[float]) -> list[float] | None:
     """forwardEliminate: the exact effective scores, or None where core would divide by a zero mass.
 
     Each cell's products are core's; the two sums over a table (gated, mass) are added left to right
-    as core adds them (``reduce``: ``sum()`` compensates since Python 3.12)."""
+    as core adds them (``reduce``: ``sum()`` compensates since Python 3.12). The usual steps of a
+    rubric's graph (a root joining an empty table, a child of the table's one criterion, summing
+    that one out) are written out: the same operations on the same cells."""
     t = [0.0] * plan.cells
     t[0] = 1.0
     q = list(p)  # a criterion without parents keeps its p
-    for node, n, grows, gates, removals in plan.steps:
+    for kind, node, n, grows, gates, removals in plan.steps:
         pi = p[node]
-        if n == 2 and gates is not None:  # the usual step (one parent in the table), written out
+        if kind == _ONE_PARENT:
             c0 = t[0]
             c1 = t[1]
-            g0, g1 = gates
+            g0, g1 = gates  # type: ignore[misc]
             mass = 0.0 + c0 + c1
             if mass == 0:
                 return None
@@ -262,24 +288,30 @@ def exact_scores(plan: ExactPlan, p: Sequence[float]) -> list[float] | None:
                 t[3] = c1 * a1
                 t[0] = c0 * (1 - a0)
                 t[1] = c1 * (1 - a1)
-            for low, high in removals:
-                t[: len(low)] = [t[a] + t[b] for a, b in zip(low, high)]
-            continue
-        cells = t[:n]
-        if gates is None:  # a criterion without parents joins the table: an outer product
-            off = 1 - pi
-            t[n : 2 * n] = [cell * pi for cell in cells]
-            t[:n] = [cell * off for cell in cells]
+        elif kind == _ROOT_FIRST:
+            c0 = t[0]
+            t[1] = c0 * pi
+            t[0] = c0 * (1 - pi)
         else:
-            mass = reduce(add, cells, 0.0)
-            if mass == 0:
-                return None
-            q[node] = pi * (reduce(add, map(mul, cells, gates), 0.0) / mass)
-            if grows:
-                alphas = [pi * g for g in gates]
-                t[n : 2 * n] = list(map(mul, cells, alphas))
-                t[:n] = [cell * (1 - alpha) for cell, alpha in zip(cells, alphas)]
-        for low, high in removals:
-            # Every target cell lies below every source cell not yet read (core sums in place).
-            t[: len(low)] = [t[a] + t[b] for a, b in zip(low, high)]
+            cells = t[:n]
+            if gates is None:  # an outer product
+                off = 1 - pi
+                t[n : 2 * n] = [cell * pi for cell in cells]
+                t[:n] = [cell * off for cell in cells]
+            else:
+                mass = reduce(add, cells, 0.0)
+                if mass == 0:
+                    return None
+                q[node] = pi * (reduce(add, map(mul, cells, gates), 0.0) / mass)
+                if grows:
+                    alphas = [pi * g for g in gates]
+                    t[n : 2 * n] = list(map(mul, cells, alphas))
+                    t[:n] = [cell * (1 - alpha) for cell, alpha in zip(cells, alphas)]
+        if removals is not None:
+            if removals is _SUM_OUT_ONLY_BIT:
+                t[0] = t[0] + t[1]
+            else:
+                for low, high in removals:
+                    # Every target cell lies below every source cell not yet read (core sums in place).
+                    t[: len(low)] = [t[a] + t[b] for a, b in zip(low, high)]
     return q
