@@ -18,19 +18,14 @@ tree against REV.
 """
 from __future__ import annotations
 
-import sys
-from typing import Any, Dict, List
+from typing import Dict
 
 from verl.utils import hf_tokenizer
 
 from conftest import GEAR_COMMAND  # noqa: E402  (python-bridge/tests)
 from gear_bridge import EmbeddedServer
-from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
-from paired_steps import TABLE_HEAD, paired_times, print_ratios  # noqa: E402  (bench/python)
-from revision_package import package_at  # noqa: E402  (bench/python)
-from verl_step import N, PROMPTS, distinct_rows, get_event_loop, make_step, own_rows, timed_step, tokenizer_dir, worker_for  # noqa: E402
-
-BASE_STEPS = 12
+from ab_bench import base_steps, command_line, package_at, report  # noqa: E402  (bench/python)
+from verl_step import get_event_loop, own_rows, timed_step, tokenizer_dir, worker_for  # noqa: E402
 
 
 def main(revision: str, steps: int, form: str, kwargs: Dict[str, str]) -> int:
@@ -44,24 +39,16 @@ def main(revision: str, steps: int, form: str, kwargs: Dict[str, str]) -> int:
                    (f"compute_score at {revision}", [f"reward.custom_reward_function.path=pkg://{package}.verl.reward_fn", *given]),
                    ("compute_score, work tree", ["reward.custom_reward_function.path=pkg://gear_bridge.verl.reward_fn", *given])]
         workers = [worker_for(tok, lines) for _, lines in configs]
-        base = [make_step(tokenizer, distinct_rows(make_samples(seed=700 + k, prompts=PROMPTS, group=N, formats=(form,)), k))
-                for k in range(BASE_STEPS)]
+        base = base_steps(tokenizer, form)
         loop = get_event_loop()
         outputs = [[item for chunk in own_rows(base[0], 2 * 10**6 + k).chunk(8) for item in loop.run_until_complete(worker.compute_score_batch(chunk))]
                    for k, worker in enumerate(workers[1:])]
-        print(f"same rewards and fields on a step: {outputs[0] == outputs[1]}", flush=True)
-        times = paired_times([lambda data, worker=worker: timed_step(worker, data) for worker in workers], base, steps)
-        print(TABLE_HEAD, flush=True)
-        print_ratios(form, [name for name, _ in configs], times)
-        print_ratios(form, [f"work tree against {revision}"], times[2:], against=times[1])
+        report(revision, form, outputs[0] == outputs[1], [name for name, _ in configs],
+               [lambda data, worker=worker: timed_step(worker, data) for worker in workers], base, steps)
     finally:
         server.stop()
     return 0
 
 
 if __name__ == "__main__":
-    arguments: List[str] = sys.argv[1:]
-    if not arguments:
-        sys.exit(__doc__)
-    options = dict(a.split("=", 1) for a in arguments[3:])
-    sys.exit(main(arguments[0], int(arguments[1]) if len(arguments) > 1 else 200, arguments[2] if len(arguments) > 2 else "canonical", options))
+    command_line(main, 200, __doc__)
