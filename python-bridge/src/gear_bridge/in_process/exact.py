@@ -99,8 +99,9 @@ def exact_plan(layout: Layout, parts: RubricParts, options: LocalOptions, aggreg
     where auto takes mean-field; :data:`DECLINED` where the service must score it."""
     if aggregator == "auto" and all(len(edges) < 2 for _, edges in layout.steps):
         return MEAN_FIELD  # chooseAutoMethod: mean-field is exact there
-    linked = _linked(layout)
-    plan = _linked_plan(layout, canonical_ranks(parts, linked))
+    parents, children = _graph(layout)
+    linked = sorted(parents.keys() | children.keys())
+    plan = _linked_plan(layout.size, parents, children, canonical_ranks(parts, linked))
     cost = layout.size - len(linked) + plan.cost  # a criterion alone costs its one cell
     feasible = plan.max_width <= options.exact_max_width
     if aggregator == "auto" and not (feasible and cost <= options.auto_exact_max_cost):
@@ -148,26 +149,19 @@ def elimination_plan(layout: Layout, parts: RubricParts) -> EliminationPlan:
     start the frontier is empty, their key is (0, 0) and every other ready criterion's, a root with
     children, is (1, 1); and visiting one changes nothing (a table of one cell each)."""
     rank = canonical_ranks(parts)
-    linked = set(_linked(layout))
-    alone = sorted([node for node in range(layout.size) if node not in linked], key=rank.__getitem__)
-    plan = _linked_plan(layout, rank)
+    parents, children = _graph(layout)
+    alone = sorted([node for node in range(layout.size) if node not in parents and node not in children], key=rank.__getitem__)
+    plan = _linked_plan(layout.size, parents, children, rank)
     return EliminationPlan(alone + plan.order, [0] * len(alone) + plan.widths, [False] * len(alone) + plan.grows,
                            [()] * len(alone) + plan.bits, [[] for _ in alone] + plan.removals, plan.max_width, len(alone) + plan.cost)
 
 
-def _linked(layout: Layout) -> list[int]:
-    """The criteria with parents or children, ascending."""
-    return sorted({node for child, edges in layout.steps for node in (child, *[parent for parent, _ in edges])})
-
-
-def _linked_plan(layout: Layout, rank: Sequence[int]) -> EliminationPlan:
-    """planElimination over the criteria with parents or children (the others come first and
-    change nothing), step for step: each step visits the ready criterion that leaves the narrowest
-    frontier, then the lowest peak, then the lowest rank. Every ready criterion sees the same
-    frontier, so the key is (joins - frees, joins, rank), as one int. ``cost`` counts these steps."""
+def _graph(layout: Layout) -> tuple[dict[int, tuple[int, ...]], dict[int, list[int]]]:
+    """Each criterion's parents (in input order: core's CSR order) and children, for the criteria
+    that have them: together, the criteria a plan visits."""
     parents: dict[int, tuple[int, ...]] = {}
     children: dict[int, list[int]] = {}
-    for child, edges in layout.steps:  # parents in input order (core's CSR order)
+    for child, edges in layout.steps:
         parents[child] = tuple([parent for parent, _ in edges])
         for parent, _ in edges:
             found = children.get(parent)
@@ -175,10 +169,18 @@ def _linked_plan(layout: Layout, rank: Sequence[int]) -> EliminationPlan:
                 children[parent] = [child]
             else:
                 found.append(child)
+    return parents, children
+
+
+def _linked_plan(size: int, parents: dict[int, tuple[int, ...]], children: dict[int, list[int]], rank: Sequence[int]) -> EliminationPlan:
+    """planElimination over the criteria with parents or children (the others come first and
+    change nothing), step for step: each step visits the ready criterion that leaves the narrowest
+    frontier, then the lowest peak, then the lowest rank. Every ready criterion sees the same
+    frontier, so the key is (joins - frees, joins, rank), as one int. ``cost`` counts these steps."""
     children_left = {node: len(of) for node, of in children.items()}
     parents_left = {node: len(of) for node, of in parents.items()}
     ready = [node for node in children if node not in parents]
-    base = layout.size + 1  # ranks lie in [0, size]
+    base = size + 1  # ranks lie in [0, size]
     frontier: list[int] = []
     order: list[int] = []
     widths: list[int] = []
