@@ -22,7 +22,8 @@ configuration, so memory stays flat), every configuration running each step in t
   row costs inside verl's loop: in training every row is new in the first epoch), and, for the
   share of that which is only the rows' data being warm, with each row's judgments read before;
 - ``compute_score_sync`` with new rows' texts parsed by orjson and then read, as every row was
-  before canonical rows were read by msgspec (gear_bridge.in_process.canonical_text).
+  before canonical rows were read by msgspec (gear_bridge.in_process.canonical_text); only with the
+  interpreted scorer (a compiled one, scripts/compile-scorer's, takes no patched method).
 
 Each gear configuration has reward_kwargs of its own (all with the default's values), so settings
 and an in-process scorer of its own.
@@ -46,6 +47,7 @@ import gear_bridge.verl.row_judgments as row_judgments
 from conftest import GEAR_COMMAND  # noqa: E402  (python-bridge/tests)
 from gear_bridge import EmbeddedServer
 from gear_bridge.in_process import InProcessScorer
+import gear_bridge.in_process.scorer as in_process_scorer_module
 from gear_bridge.verl.reward_fn import _scored_or_sample, compute_score_sync
 from gear_bridge.verl.row_judgments import known_row_fields
 from gear_bridge.verl.shared import CallSettings, call_settings
@@ -133,18 +135,20 @@ def main(steps: int, form: str) -> int:
             ("compute_score_sync, each row's judgments read before the step",
              loaded_reward_fn("pkg://gear_bridge.verl.reward_fn", "compute_score_sync", url=server.url, judgments_key="gear_judgments")),
             ("compute_score_sync, the step's rows compiled before it",
-             loaded_reward_fn("pkg://gear_bridge.verl.reward_fn", "compute_score_sync", url=server.url, aggregator="gear")),
-            ("compute_score_sync, new rows parsed then read (no msgspec)",
-             loaded_reward_fn("pkg://gear_bridge.verl.reward_fn", "compute_score_sync", url=server.url, metrics="true"))]
+             loaded_reward_fn("pkg://gear_bridge.verl.reward_fn", "compute_score_sync", url=server.url, aggregator="gear"))]
         # The last configuration's scorer: the one its calls get (settings of the same keyword arguments).
         compiled = call_settings({"url": server.url, "aggregator": "gear"}).known
         assert compiled is not None
-        # The last configuration's scorer reads a new row's text as every row was read before
-        # gear_bridge.in_process.canonical_text: orjson's parse, then read_canonical.
-        parsed = call_settings({"url": server.url, "metrics": "true"}).known
-        assert parsed is not None
-        parsed._entry_of_text = parsed._entry_of_parsed_text  # type: ignore[method-assign]
-        before: List[Any] = [None] * (len(functions) - 3) + [_judgments_read, lambda data: _rows_compiled(compiled, data), None]
+        before: List[Any] = [None] * (len(functions) - 2) + [_judgments_read, lambda data: _rows_compiled(compiled, data)]
+        if in_process_scorer_module.__file__.endswith(".py"):  # mypyc's compiled classes take no patched methods
+            functions.append(("compute_score_sync, new rows parsed then read (no msgspec)",
+                              loaded_reward_fn("pkg://gear_bridge.verl.reward_fn", "compute_score_sync", url=server.url, metrics="true")))
+            # Its scorer reads a new row's text as every row was read before
+            # gear_bridge.in_process.canonical_text: orjson's parse, then read_canonical.
+            parsed = call_settings({"url": server.url, "metrics": "true"}).known
+            assert parsed is not None
+            parsed._entry_of_text = parsed._entry_of_parsed_text  # type: ignore[method-assign]
+            before.append(None)
         managers = [LegacyNaive(tokenizer, 0, compute_score=function) for _, function in functions]
         base = [make_step(tokenizer, distinct_rows(make_samples(seed=700 + k, prompts=PROMPTS, group=N, formats=(form,)), k))
                 for k in range(BASE_STEPS)]

@@ -83,8 +83,10 @@ def main() -> int:
     tok = tokenizer_dir()
     tokenizer = hf_tokenizer(tok)
     run_dir = tempfile.mkdtemp(prefix="gear-bench-run-")
-    paths = os.pathsep.join(str(p) for p in (ROOT / "python-bridge" / "src", ROOT / "python-bridge" / "tests",
-                                             ROOT / "python-bridge" / "tests" / "verl_glue", HERE))
+    # The driver's PYTHONPATH first (e.g. scripts/compile-scorer's folder: the scorer as the wheel ships it).
+    given = [str(Path(p).resolve()) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    paths = os.pathsep.join([*given, *(str(p) for p in (ROOT / "python-bridge" / "src", ROOT / "python-bridge" / "tests",
+                                                        ROOT / "python-bridge" / "tests" / "verl_glue", HERE))])
     ambient = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("GEAR_")}
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=512 * 2**20,
              runtime_env={"env_vars": {"PYTHONPATH": paths}})

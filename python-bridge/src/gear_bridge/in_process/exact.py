@@ -208,9 +208,9 @@ def _linked_plan(size: int, parents: dict[int, tuple[int, ...]], children: dict[
         cost += 1 << len(frontier)
         of = parents.get(best, ())
         bits.append(tuple([frontier.index(parent) for parent in of]))
-        joins = best in children
-        grows.append(joins)
-        if joins:
+        joined = best in children  # not `joins`: mypyc types a name once, and that one is an int above
+        grows.append(joined)
+        if joined:
             frontier.append(best)
             max_width = max(max_width, len(frontier))
         finished = []
