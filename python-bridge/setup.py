@@ -6,7 +6,7 @@ holds better-sqlite3's native addon, built for this platform: it is tagged ``py3
 With ``GEAR_BRIDGE_COMPILE=1`` (scripts/build-wheel, scripts/compile-scorer) the in-process scorer
 (``gear_bridge.in_process``) is compiled to C extensions with mypyc: it runs inside verl's
 per-response loop, where its Python cost is what a step pays over a flat ``compute_score``
-(bench/README.md, "A compiled scorer"). That wheel is for the building CPython only
+(bench/README.md, "The in-process scorer compiled by mypyc"). That wheel is for the building CPython only
 (``cpXY-cpXY-<platform>``); the ``.py`` sources stay in it, and the extensions load first.
 Without either (a checkout's editable install) the package is pure Python.
 """
