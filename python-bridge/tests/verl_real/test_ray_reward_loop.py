@@ -29,7 +29,9 @@ from verl import DataProto  # noqa: E402
 from verl.experimental.reward_loop.reward_loop import RewardLoopManager  # noqa: E402
 from verl.utils import hf_tokenizer  # noqa: E402
 
-from conftest import GEAR_CLI, GEAR_COMMAND, ROOT  # noqa: E402
+from conftest import GEAR_CLI, GEAR_COMMAND  # noqa: E402
+import gear_bridge  # noqa: E402
+import gear_bridge.in_process.scorer  # noqa: E402
 from gear_bridge import EmbeddedServer  # noqa: E402
 from gear_bridge.sync import connect  # noqa: E402
 from gear_bridge.verl.rewarder import METRIC_KEYS, REWARD_KEYS  # noqa: E402
@@ -49,20 +51,33 @@ SAMPLES = WORKERS * N
 
 @pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[None]:
-    """A local Ray whose workers import gear_bridge from this checkout (as a pip install would provide)."""
+    """A local Ray whose workers import gear_bridge from where this process did (as a pip install would
+    provide): the checkout's sources, or scripts/compile-scorer's folder in scripts/test's run."""
     ambient = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("GEAR_")}  # the raylet's env is the workers'
     ray.init(
         num_cpus=2,
         include_dashboard=False,
         log_to_driver=False,
         object_store_memory=100 * 2**20,
-        runtime_env={"env_vars": {"PYTHONPATH": str(ROOT / "python-bridge" / "src")}},
+        runtime_env={"env_vars": {"PYTHONPATH": str(Path(gear_bridge.__file__).parents[1])}},
     )
     try:
         yield
     finally:
         ray.shutdown()
         os.environ.update(ambient)
+
+
+@ray.remote
+def _scorer_file() -> str:
+    import gear_bridge.in_process.scorer as scorer
+
+    return str(scorer.__file__)
+
+
+def test_workers_score_with_the_drivers_scorer(ray_cluster: None) -> None:
+    """The workers' in-process scorer is the driver's: the same file, compiled or not."""
+    assert ray.get(_scorer_file.remote()) == gear_bridge.in_process.scorer.__file__
 
 
 # --- the process tree and the run directory ---------------------------------------------------------
