@@ -97,7 +97,10 @@ def main() -> int:
                    *(f"+reward.custom_reward_function.reward_kwargs.{s}" for s in machine)]
         manager = ["reward.reward_manager.source=importlib", "reward.reward_manager.name=GearRewardManager",
                    "reward.reward_manager.module.path=pkg://gear_bridge.verl.reward_manager", *(f"+reward.reward_kwargs.{s}" for s in machine)]
-        configs = {"flat Python": flat, "reward function (naive manager)": gear_fn, "GearRewardManager": manager,
+        flat_keys = ["reward.custom_reward_function.path=pkg://verl_step", "reward.custom_reward_function.name=flat_keys_compute_score"]
+        configs = {"flat Python": flat, "flat Python, returning gear's 12 keys": flat_keys, "reward function (naive manager)": gear_fn,
+                   "reward function, metrics=false": [*gear_fn, "+reward.custom_reward_function.reward_kwargs.metrics=false"],
+                   "GearRewardManager": manager,
                    "GearRewardManager, server path (in_process=false)": [*manager, "+reward.reward_kwargs.in_process=false"]}
         wanted = sys.argv[1:]
         if wanted:  # only the configurations named (by their name, or a part of it), and the flat baseline
