@@ -5,8 +5,8 @@ Run with the verl venv (scripts/verl-venv) from the repository root:
     PYTHONPATH=python-bridge/src:python-bridge/tests:python-bridge/tests/verl_glue:bench/python \\
         $(scripts/verl-venv | sed -n 's/^python: //p') bench/python/verl_ray_step.py [CONFIG ...]
 
-(CONFIG: a configuration's name, or a part of it, e.g. "GearRewardManager"; only those run, with the
-flat baseline.)
+(CONFIG: a configuration's name, or a part of it, e.g. "GearRewardManager" or "gear-exact"; only those
+run, with the flat baseline.)
 
 Where bench/python/verl_step.py runs verl's 8 chunks one after the other in one process, this runs
 them as training does: `RewardLoopManager.compute_rm_score` on a local Ray cluster, its 8
@@ -17,12 +17,23 @@ the in-process scorer declines take), so the server's work for the whole step is
 transfers of the chunks are the same for every configuration. Steps as in verl_step.py: 896
 responses (112 prompts x 8), every prompt's row new, judgments precomputed.
 
-verl names its reward-loop actors, so one RewardLoopManager runs at a time: each configuration gets
-its own manager for STEPS steps after WARM_UP steps, and the configurations take turns for ROUNDS rounds
-(each round in another order); the figure is the median over all its steps. On this 2-core machine
-the 8 workers, the driver and the server share 2 cores: the step is CPU-bound, so what counts is the
-CPU each configuration spends, not how well it spreads over cores; the table gives it too (the
-machine's, from /proc/stat, over each timed step: every process's, the idle ones' included).
+Two designs, as verl names its reward-loop actors (one RewardLoopManager runs at a time):
+- **Side by side**, the reward functions (flat, flat returning gear's keys, gear's reward function
+  under several settings): one manager, whose reward function is verl_side_by_side's (it runs the
+  configuration a row's data_source names). Every step runs each configuration in turn, in an order
+  drawn for the step, in the same 8 worker processes. The figures: the median of each step's own
+  ratio to flat, and the ratio of all steps' time (and machine CPU) together, which counts the
+  workers' full collections of the garbage (a step in 10-20 takes 3-5 times the others, whoever
+  runs it) where the median leaves them out.
+- **A manager each**, `GearRewardManager` (a manager of its own) against flat: each configuration
+  gets its own manager for STEPS steps after WARM_UP steps, taking turns for ROUNDS rounds (each
+  round in another order); the ratio of the medians. A manager's 8 fresh processes move its steps'
+  median by up to ~10% against another's (the reward function measured 1.01-1.20 of flat so).
+
+On this 2-core machine the 8 workers, the driver and the server share 2 cores: the step is
+CPU-bound, so what counts is the CPU each configuration spends, not how well it spreads over cores;
+the table gives it too (the machine's, from /proc/stat, over each timed step: every process's, the
+idle ones' included).
 """
 from __future__ import annotations
 
@@ -35,20 +46,27 @@ import time
 from pathlib import Path
 from typing import Dict, List
 
+import numpy as np
 import ray
 from hydra import compose, initialize_config_dir
+from verl import DataProto
 from verl.experimental.reward_loop.reward_loop import RewardLoopManager
 from verl.utils import hf_tokenizer
 
 from conftest import GEAR_COMMAND, ROOT  # noqa: E402  (python-bridge/tests)
 from gear_bridge.verl.reward_fn import compute_score  # noqa: E402
 from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
-from verl_step import CONFIG_DIR, N, PROMPTS, distinct_rows, make_step, tokenizer_dir  # noqa: E402  (bench/python)
+from verl_side_by_side import CONFIGURATIONS, FLAT  # noqa: E402  (bench/python)
+from verl_step import CONFIG_DIR, N, PROMPTS, distinct_rows, make_step, own_rows, step_orders, tokenizer_dir  # noqa: E402  (bench/python)
 
 WORKERS = 8  # verl's default reward.num_workers
 STEPS = 6
 WARM_UP = 2
 ROUNDS = 3
+#: Steps of the side-by-side configurations: each worker's full collections of the garbage (~0.2 s
+#: of CPU on its ~420,000 objects, torch's and verl's) come every ~10-20 steps and take a step to
+#: 300-550 ms; a run must hold several for its totals.
+SIDE_BY_SIDE_STEPS = 60
 HERE = Path(__file__).resolve().parent
 
 
@@ -79,6 +97,81 @@ def release(manager: RewardLoopManager) -> None:
             time.sleep(0.1)
 
 
+def timed(loop: RewardLoopManager, data: DataProto) -> tuple[float, float]:
+    """One step: its wall ms and the machine's CPU ms."""
+    cpu_before = machine_cpu_ms()
+    started = time.perf_counter()
+    out = loop.compute_rm_score(data)
+    elapsed = (time.perf_counter() - started) * 1000
+    spent = machine_cpu_ms() - cpu_before
+    assert len(out) == len(data)
+    return elapsed, spent
+
+
+def named_as(data: DataProto, source: str) -> DataProto:
+    """``data`` with every row's data_source ``source`` (what verl_side_by_side dispatches on)."""
+    return DataProto(batch=data.batch, non_tensor_batch={**data.non_tensor_batch, "data_source": np.array([source] * len(data), dtype=object)},
+                     meta_info=dict(data.meta_info))
+
+
+def side_by_side(tok: str, machine: List[str], steps: List[DataProto], names: List[str]) -> Dict[str, tuple[List[float], List[float]]]:
+    """The reward-function configurations in one manager's workers, each step in turn (see
+    verl_side_by_side): per configuration, each step's wall and CPU ms."""
+    lines = ["reward.custom_reward_function.path=pkg://verl_side_by_side", "reward.custom_reward_function.name=side_by_side_compute_score",
+             *(f"+reward.custom_reward_function.reward_kwargs.{s}" for s in machine)]
+    loop = manager_for(tok, lines)
+    got: Dict[str, tuple[List[float], List[float]]] = {name: ([], []) for name in names}
+    orders = step_orders(len(names))
+    try:
+        for s, data in enumerate(steps):
+            for k in next(orders):
+                # Rows of their own per configuration: gear's caches of compiled rows would carry
+                # one configuration's rows to the next, where training's every step is new.
+                elapsed, spent = timed(loop, named_as(own_rows(data, k), names[k]))
+                if s >= WARM_UP:  # imports, connections, the server's JIT
+                    got[names[k]][0].append(elapsed)
+                    got[names[k]][1].append(spent)
+    finally:
+        release(loop)
+    return got
+
+
+def one_manager_each(tok: str, configs: Dict[str, List[str]], steps: List[DataProto]) -> Dict[str, tuple[List[float], List[float]]]:
+    """Configurations of a manager of their own: each runs STEPS steps after WARM_UP in a manager of
+    its own, taking turns for ROUNDS rounds (each round in another order)."""
+    got: Dict[str, tuple[List[float], List[float]]] = {name: ([], []) for name in configs}
+    for r in range(ROUNDS):
+        names = list(configs)
+        for name in names[r % len(names):] + names[: r % len(names)]:
+            loop = manager_for(tok, configs[name])
+            try:
+                mine = steps[r * (STEPS + WARM_UP): (r + 1) * (STEPS + WARM_UP)]
+                for data in mine[:WARM_UP]:
+                    loop.compute_rm_score(data)
+                for data in mine[WARM_UP:]:
+                    elapsed, spent = timed(loop, data)
+                    got[name][0].append(elapsed)
+                    got[name][1].append(spent)
+            finally:
+                release(loop)
+    return got
+
+
+def report(form: str, how: str, got: Dict[str, tuple[List[float], List[float]]], paired: bool) -> None:
+    base, base_cpu = got[FLAT]
+    for name, (ms, cpu) in got.items():
+        q1, q2, q3 = statistics.quantiles(ms, n=4)
+        if name == FLAT:
+            ratio = "-"
+        elif paired:  # each step's own ratio: the configurations ran it a fraction of a second apart
+            r1, r2, r3 = statistics.quantiles([g / f for g, f in zip(ms, base)], n=4)
+            ratio = f"{r2:.2f} ({r1:.2f}-{r3:.2f})"
+        else:
+            ratio = f"{q2 / statistics.median(base):.2f}"
+        totals = "-" if name == FLAT else f"{sum(ms) / sum(base):.2f} ({sum(cpu) / sum(base_cpu):.2f})"
+        print(f"| {form} | {how} | {name} | {len(ms)} | {q2:.0f} ({q1:.0f}-{q3:.0f}) | {ratio} | {statistics.mean(ms):.0f} | {totals} |", flush=True)
+
+
 def main() -> int:
     tok = tokenizer_dir()
     tokenizer = hf_tokenizer(tok)
@@ -93,53 +186,32 @@ def main() -> int:
     try:
         machine = [f"run_dir={run_dir}", f"server_command=[{GEAR_COMMAND[0]},{GEAR_COMMAND[1]}]"]
         flat = ["reward.custom_reward_function.path=pkg://verl_step", "reward.custom_reward_function.name=flat_compute_score"]
-        gear_fn = ["reward.custom_reward_function.path=pkg://gear_bridge.verl.reward_fn",
-                   *(f"+reward.custom_reward_function.reward_kwargs.{s}" for s in machine)]
         manager = ["reward.reward_manager.source=importlib", "reward.reward_manager.name=GearRewardManager",
                    "reward.reward_manager.module.path=pkg://gear_bridge.verl.reward_manager", *(f"+reward.reward_kwargs.{s}" for s in machine)]
-        flat_keys = ["reward.custom_reward_function.path=pkg://verl_step", "reward.custom_reward_function.name=flat_keys_compute_score"]
-        configs = {"flat Python": flat, "flat Python, returning gear's 12 keys": flat_keys, "reward function (naive manager)": gear_fn,
-                   "reward function, metrics=false": [*gear_fn, "+reward.custom_reward_function.reward_kwargs.metrics=false"],
-                   "GearRewardManager": manager,
-                   "GearRewardManager, server path (in_process=false)": [*manager, "+reward.reward_kwargs.in_process=false"]}
+        managers = {FLAT: flat, "GearRewardManager": manager,
+                    "GearRewardManager, server path (in_process=false)": [*manager, "+reward.reward_kwargs.in_process=false"]}
+        functions = list(CONFIGURATIONS)
         wanted = sys.argv[1:]
         if wanted:  # only the configurations named (by their name, or a part of it), and the flat baseline
+            known = [*functions, *managers]
+
             def named(k: str) -> bool:
-                return k in wanted if any(w in configs for w in wanted) else any(w.lower() in k.lower() for w in wanted)
-            configs = {k: v for k, v in configs.items() if k == "flat Python" or named(k)}
+                return k in wanted if any(w in known for w in wanted) else any(w.lower() in k.lower() for w in wanted)
+            functions = [k for k in functions if k == FLAT or named(k)]
+            managers = {k: v for k, v in managers.items() if k == FLAT or named(k)}
         # In training the machine server lives as long as the run (thousands of steps, its JIT warm);
-        # here each configuration's workers are killed after its steps, which would stop the server
+        # here each manager's workers are killed after its steps, which would stop the server
         # with its last user. The bench process attaches as a user itself, so one server serves all.
         hold = make_samples(seed=1, prompts=1, group=1, formats=("canonical",))[0]
         asyncio.run(compute_score("hb", hold["response"], "", hold["extra_info"], run_dir=run_dir, server_command=list(GEAR_COMMAND)))
         for form, seed in (("canonical", 700), ("ruscarl", 800)):
-            steps = [make_step(tokenizer, distinct_rows(make_samples(seed=seed + k, prompts=PROMPTS, group=N, formats=(form,)), k))
-                     for k in range(ROUNDS * (STEPS + WARM_UP))]
-            times: Dict[str, List[float]] = {name: [] for name in configs}
-            cpu: Dict[str, List[float]] = {name: [] for name in configs}
-            for r in range(ROUNDS):
-                names = list(configs)
-                for name in names[r % len(names):] + names[: r % len(names)]:
-                    loop = manager_for(tok, configs[name])
-                    try:
-                        mine = steps[r * (STEPS + WARM_UP): (r + 1) * (STEPS + WARM_UP)]
-                        for data in mine[:WARM_UP]:  # imports, connections, the server's JIT
-                            loop.compute_rm_score(data)
-                        for data in mine[WARM_UP:]:
-                            cpu_before = machine_cpu_ms()
-                            started = time.perf_counter()
-                            out = loop.compute_rm_score(data)
-                            times[name].append((time.perf_counter() - started) * 1000)
-                            cpu[name].append(machine_cpu_ms() - cpu_before)
-                            assert len(out) == len(data)
-                    finally:
-                        release(loop)
-            base = statistics.median(times["flat Python"])
-            base_cpu = statistics.median(cpu["flat Python"])
-            for name, ms in times.items():
-                q1, q2, q3 = statistics.quantiles(ms, n=4)
-                spent = statistics.median(cpu[name])
-                print(f"| {form} | {name} | {q2:.0f} ({q1:.0f}-{q3:.0f}) | {q2 / base:.2f} | {spent:.0f} | {spent / base_cpu:.2f} |", flush=True)
+            def steps_of(count: int, first: int) -> List[DataProto]:
+                return [make_step(tokenizer, distinct_rows(make_samples(seed=first + k, prompts=PROMPTS, group=N, formats=(form,)), k))
+                        for k in range(count)]
+            if len(functions) > 1:
+                report(form, "side by side", side_by_side(tok, machine, steps_of(WARM_UP + SIDE_BY_SIDE_STEPS, seed), functions), True)
+            if len(managers) > 1:
+                report(form, "a manager each", one_manager_each(tok, managers, steps_of(ROUNDS * (STEPS + WARM_UP), seed + 50)), False)
     finally:
         ray.shutdown()
         os.environ.update(ambient)
@@ -147,6 +219,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    print(f"| rows | path | ms per step, {WORKERS} Ray workers: median (quartiles) | gear/flat (medians) | machine CPU ms per step (median) | "
-          "gear/flat CPU |\n| --- | --- | --- | --- | --- | --- |", flush=True)
+    print(f"| rows | how | path | steps | ms per step, {WORKERS} Ray workers: median (quartiles) | gear/flat: median (quartiles) | mean ms | "
+          "gear/flat, all steps' time (machine CPU) |\n| --- | --- | --- | --- | --- | --- | --- | --- |", flush=True)
     sys.exit(main())
