@@ -178,7 +178,10 @@ describe('frames over maxPayloadBytes', () => {
         }),
       );
       await eventually(() => expect(server.logs.filter((l) => l['event'] === 'frame_too_large')).toHaveLength(12));
-      expect(memoryOf(server.pid).peakMiB - baseline).toBeLessThan(64);
+      // Under one frame's size: holding any one of the frames would take 100 MiB, all twelve 1.2 GB.
+      // The peak's growth otherwise moves with the machine's load: 29-35 MiB run alone (also beside
+      // three busy loops), 66 once in CI, beside the other test files.
+      expect(memoryOf(server.pid).peakMiB - baseline).toBeLessThan(100);
       const peer = await WsPeer.open(server.url);
       await eventually(async () => expect((await peer.request('server.health')).result).toMatchObject({ status: 'ok', connections: 1 }));
       await peer.close();
