@@ -56,7 +56,7 @@ from verl.utils import hf_tokenizer
 from conftest import GEAR_COMMAND, ROOT  # noqa: E402  (python-bridge/tests)
 from gear_bridge.verl.reward_fn import compute_score  # noqa: E402
 from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
-from verl_side_by_side import CONFIGURATIONS, FLAT  # noqa: E402  (bench/python)
+from verl_side_by_side import COLLECTIONS_LOG, CONFIGURATIONS, FLAT  # noqa: E402  (bench/python)
 from verl_step import CONFIG_DIR, N, PROMPTS, distinct_rows, make_step, own_rows, step_orders, tokenizer_dir  # noqa: E402  (bench/python)
 
 WORKERS = 8  # verl's default reward.num_workers
@@ -114,26 +114,42 @@ def named_as(data: DataProto, source: str) -> DataProto:
                      meta_info=dict(data.meta_info))
 
 
-def side_by_side(tok: str, machine: List[str], steps: List[DataProto], names: List[str]) -> Dict[str, tuple[List[float], List[float]]]:
+def side_by_side(tok: str, machine: List[str], steps: List[DataProto], names: List[str],
+                 collections: Path) -> tuple[Dict[str, tuple[List[float], List[float]]], Dict[str, int]]:
     """The reward-function configurations in one manager's workers, each step in turn (see
-    verl_side_by_side): per configuration, each step's wall and CPU ms."""
+    verl_side_by_side): per configuration, each step's wall and CPU ms; and how many of the workers'
+    full collections of the garbage started in its timed steps (they log them in ``collections``)."""
     lines = ["reward.custom_reward_function.path=pkg://verl_side_by_side", "reward.custom_reward_function.name=side_by_side_compute_score",
              *(f"+reward.custom_reward_function.reward_kwargs.{s}" for s in machine)]
+    for old in collections.glob("*.txt"):
+        old.unlink()
     loop = manager_for(tok, lines)
     got: Dict[str, tuple[List[float], List[float]]] = {name: ([], []) for name in names}
+    spans: List[tuple[float, float, str]] = []
     orders = step_orders(len(names))
     try:
         for s, data in enumerate(steps):
             for k in next(orders):
                 # Rows of their own per configuration: gear's caches of compiled rows would carry
                 # one configuration's rows to the next, where training's every step is new.
-                elapsed, spent = timed(loop, named_as(own_rows(data, k), names[k]))
+                mine = named_as(own_rows(data, k), names[k])
+                began = time.time()
+                elapsed, spent = timed(loop, mine)
                 if s >= WARM_UP:  # imports, connections, the server's JIT
                     got[names[k]][0].append(elapsed)
                     got[names[k]][1].append(spent)
+                    spans.append((began, time.time(), names[k]))
     finally:
         release(loop)
-    return got
+    counted = dict.fromkeys(names, 0)
+    for log in collections.glob("*.txt"):
+        for line in log.read_text().splitlines():
+            at = float(line.split()[0])
+            for first, last, name in spans:
+                if first <= at <= last:
+                    counted[name] += 1
+                    break
+    return got, counted
 
 
 def one_manager_each(tok: str, configs: Dict[str, List[str]], steps: List[DataProto]) -> Dict[str, tuple[List[float], List[float]]]:
@@ -157,7 +173,7 @@ def one_manager_each(tok: str, configs: Dict[str, List[str]], steps: List[DataPr
     return got
 
 
-def report(form: str, how: str, got: Dict[str, tuple[List[float], List[float]]], paired: bool) -> None:
+def report(form: str, how: str, got: Dict[str, tuple[List[float], List[float]]], paired: bool, collections: Dict[str, int] | None = None) -> None:
     base, base_cpu = got[FLAT]
     for name, (ms, cpu) in got.items():
         q1, q2, q3 = statistics.quantiles(ms, n=4)
@@ -169,7 +185,9 @@ def report(form: str, how: str, got: Dict[str, tuple[List[float], List[float]]],
         else:
             ratio = f"{q2 / statistics.median(base):.2f}"
         totals = "-" if name == FLAT else f"{sum(ms) / sum(base):.2f} ({sum(cpu) / sum(base_cpu):.2f})"
-        print(f"| {form} | {how} | {name} | {len(ms)} | {q2:.0f} ({q1:.0f}-{q3:.0f}) | {ratio} | {statistics.mean(ms):.0f} | {totals} |", flush=True)
+        full = "-" if collections is None else collections[name]
+        print(f"| {form} | {how} | {name} | {len(ms)} | {q2:.0f} ({q1:.0f}-{q3:.0f}) | {ratio} | {statistics.mean(ms):.0f} | {totals} | {full} |",
+              flush=True)
 
 
 def main() -> int:
@@ -181,8 +199,9 @@ def main() -> int:
     paths = os.pathsep.join([*given, *(str(p) for p in (ROOT / "python-bridge" / "src", ROOT / "python-bridge" / "tests",
                                                         ROOT / "python-bridge" / "tests" / "verl_glue", HERE))])
     ambient = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("GEAR_")}
+    collections = Path(tempfile.mkdtemp(prefix="gear-bench-collections-"))
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=512 * 2**20,
-             runtime_env={"env_vars": {"PYTHONPATH": paths}})
+             runtime_env={"env_vars": {"PYTHONPATH": paths, COLLECTIONS_LOG: str(collections)}})
     try:
         machine = [f"run_dir={run_dir}", f"server_command=[{GEAR_COMMAND[0]},{GEAR_COMMAND[1]}]"]
         flat = ["reward.custom_reward_function.path=pkg://verl_step", "reward.custom_reward_function.name=flat_compute_score"]
@@ -209,7 +228,8 @@ def main() -> int:
                 return [make_step(tokenizer, distinct_rows(make_samples(seed=first + k, prompts=PROMPTS, group=N, formats=(form,)), k))
                         for k in range(count)]
             if len(functions) > 1:
-                report(form, "side by side", side_by_side(tok, machine, steps_of(WARM_UP + SIDE_BY_SIDE_STEPS, seed), functions), True)
+                got, counted = side_by_side(tok, machine, steps_of(WARM_UP + SIDE_BY_SIDE_STEPS, seed), functions, collections)
+                report(form, "side by side", got, True, counted)
             if len(managers) > 1:
                 report(form, "a manager each", one_manager_each(tok, managers, steps_of(ROUNDS * (STEPS + WARM_UP), seed + 50)), False)
     finally:
@@ -220,5 +240,5 @@ def main() -> int:
 
 if __name__ == "__main__":
     print(f"| rows | how | path | steps | ms per step, {WORKERS} Ray workers: median (quartiles) | gear/flat: median (quartiles) | mean ms | "
-          "gear/flat, all steps' time (machine CPU) |\n| --- | --- | --- | --- | --- | --- | --- | --- |", flush=True)
+          "gear/flat, all steps' time (machine CPU) | workers' full collections in its steps |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |", flush=True)
     sys.exit(main())

@@ -10,6 +10,9 @@ every configuration.
 """
 from __future__ import annotations
 
+import gc
+import os
+import time
 from typing import Any, Dict
 
 from gear_bridge.verl.reward_fn import compute_score
@@ -25,6 +28,29 @@ GEAR_SETTINGS: Dict[str, Dict[str, Any]] = {
 FLAT = "flat Python"
 FLAT_KEYS = "flat Python, returning gear's 12 keys"
 CONFIGURATIONS = (FLAT, FLAT_KEYS, *GEAR_SETTINGS)
+
+#: The folder where each worker writes when its full collections of the garbage started (time.time())
+#: and how long they took, a line each, for verl_ray_step.py to tell whose steps they fell in.
+COLLECTIONS_LOG = "BENCH_FULL_COLLECTIONS_DIR"
+
+
+def _log_full_collections(folder: str) -> None:
+    started = [0.0]
+
+    def note(phase: str, info: Dict[str, Any]) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            started[0] = time.time()
+            return
+        with open(os.path.join(folder, f"full-collections-{os.getpid()}.txt"), "a") as log:
+            log.write(f"{started[0]:.6f} {(time.time() - started[0]) * 1000:.1f}\n")
+
+    gc.callbacks.append(note)
+
+
+if os.environ.get(COLLECTIONS_LOG):
+    _log_full_collections(os.environ[COLLECTIONS_LOG])
 
 
 async def side_by_side_compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None,
