@@ -23,8 +23,8 @@ Two designs, as verl names its reward-loop actors (one RewardLoopManager runs at
   configuration a row's data_source names). Every step runs each configuration in turn, in an order
   drawn for the step, in the same 8 worker processes. The figures: the median of each step's own
   ratio to flat, and the ratio of all steps' time (and machine CPU) together, which counts the
-  workers' full collections of the garbage (a step in 10-20 takes 3-5 times the others, whoever
-  runs it) where the median leaves them out.
+  workers' full collections of the garbage (each worker's every ~15 of its steps: a quarter or more
+  of the steps take 2-4 times the others, whoever runs them) where the median leaves them out.
 - **A manager each**, `GearRewardManager` (a manager of its own) against flat: each configuration
   gets its own manager for STEPS steps after WARM_UP steps, taking turns for ROUNDS rounds (each
   round in another order); the ratio of the medians. A manager's 8 fresh processes move its steps'
@@ -64,8 +64,8 @@ STEPS = 6
 WARM_UP = 2
 ROUNDS = 3
 #: Steps of the side-by-side configurations: each worker's full collections of the garbage (~0.2 s
-#: of CPU on its ~420,000 objects, torch's and verl's) come every ~10-20 steps and take a step to
-#: 300-550 ms; a run must hold several for its totals.
+#: of CPU on its ~420,000 objects, torch's and verl's) come every ~15 of its steps and take a step
+#: to 300-550 ms; a run must hold many for its totals.
 SIDE_BY_SIDE_STEPS = 60
 HERE = Path(__file__).resolve().parent
 
