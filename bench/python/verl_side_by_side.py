@@ -5,8 +5,9 @@ name the configuration that scores them in their ``data_source`` (the step's row
 each configuration). So every configuration runs in the same 8 worker processes, each step in
 turn: a worker process's own costs (its heap, and so how long its collections of the garbage take;
 what it has cached) fall on all of them alike, where a manager of their own each measured the same
-function 1.01 to 1.20 of flat between runs. The dispatch, one comparison or three, is the same for
-every configuration.
+function 1.01 to 1.20 of flat between runs. The dispatch costs one to three comparisons; gear's
+configurations also look up their settings and, where they have any, merge them into verl's keyword
+arguments: if it weighs on anyone, it weighs on gear.
 """
 from __future__ import annotations
 
