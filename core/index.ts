@@ -35,7 +35,7 @@ export {
 export { aggregateFlat } from './aggregators/flat.js';
 export { aggregateHard } from './aggregators/hard-gating.js';
 export { aggregateGear } from './aggregators/gear-mean-field.js';
-export { aggregateGearExact, isExactFeasible } from './aggregators/gear-exact.js';
+export { aggregateGearExact, isExactFeasible, needsElimination } from './aggregators/gear-exact.js';
 export { chooseAutoMethod } from './aggregators/auto.js';
 export { combineFactors } from './aggregators/multi-parent-rule.js';
 export { enumerateMarginals } from './inference/enumerate.js';

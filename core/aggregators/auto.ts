@@ -1,5 +1,5 @@
 import type { CompiledRubric } from '../compile/compiled-rubric.js';
-import { isExactFeasible } from './gear-exact.js';
+import { isExactFeasible, needsElimination } from './gear-exact.js';
 
 /**
  * `auto` picks exact inference when the compiled plan is cheap (options.autoExactMaxCost table
@@ -7,6 +7,6 @@ import { isExactFeasible } from './gear-exact.js';
  * no criterion has two parents, so such graphs always take the linear path.
  */
 export function chooseAutoMethod(compiled: CompiledRubric): 'gear' | 'gear-exact' {
-  if (compiled.maxIndegree < 2) return 'gear';
+  if (!needsElimination(compiled)) return 'gear';
   return isExactFeasible(compiled) && compiled.plan.cost <= compiled.options.autoExactMaxCost ? 'gear-exact' : 'gear';
 }

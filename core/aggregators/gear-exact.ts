@@ -1,19 +1,31 @@
 import { GearError } from '../errors.js';
 import type { CompiledRubric } from '../compile/compiled-rubric.js';
 import { forwardEliminate } from '../inference/forward-elimination.js';
+import { aggregateGear } from './gear-mean-field.js';
 
-/** Whether exact inference fits this rubric's width limit (compiled.options.exactMaxWidth). */
+/**
+ * Whether exact inference on this rubric needs variable elimination: only where a criterion has
+ * two parents. Elsewhere the graph is a forest, where GEAR's mean-field update is the exact
+ * marginal (P(C_i) = p_i * (q_j + (1 - q_j) * lambda_ji) with q_j = P(C_j)), at linear cost.
+ */
+export function needsElimination(compiled: CompiledRubric): boolean {
+  return compiled.maxIndegree >= 2;
+}
+
+/** Whether gear-exact can score this rubric: a forest always; any other graph within options.exactMaxWidth. */
 export function isExactFeasible(compiled: CompiledRubric): boolean {
-  return compiled.plan.maxWidth <= compiled.options.exactMaxWidth;
+  return !needsElimination(compiled) || compiled.plan.maxWidth <= compiled.options.exactMaxWidth;
 }
 
 /**
- * Exact marginals of GEAR's conditional Bayesian network (paper eq. 10), by forward variable
- * elimination: cost grows with the graph's elimination width, not with 2^K.
+ * Exact marginals of GEAR's conditional Bayesian network (paper eq. 10): by forward variable
+ * elimination, whose cost grows with the graph's elimination width, not with 2^K; on a forest by
+ * the mean-field update, which is exact there (the same floats as `gear`).
  *
- * @throws GearError `usage` when the graph is wider than options.exactMaxWidth.
+ * @throws GearError `usage` when the graph needs elimination wider than options.exactMaxWidth.
  */
 export function aggregateGearExact(compiled: CompiledRubric, p: ArrayLike<number>, q: Float64Array): Float64Array {
+  if (!needsElimination(compiled)) return aggregateGear(compiled, p, q);
   if (!isExactFeasible(compiled)) {
     throw new GearError(
       'usage',

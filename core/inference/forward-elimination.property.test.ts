@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { compileRubric } from '../compile/compile-rubric.js';
 import { aggregateGearExact } from '../aggregators/gear-exact.js';
+import { aggregateGear } from '../aggregators/gear-mean-field.js';
+import { forwardEliminate } from './forward-elimination.js';
 import { enumerateMarginals } from './enumerate.js';
 import { expectClose, retentionArb, rubricWithScoresArb } from '../testing/arbitraries.js';
 
@@ -16,10 +18,26 @@ describe('gear-exact (forward variable elimination)', () => {
         ({ rubric, p }, weak, strong, activation) => {
           const compiled = compileRubric(rubric, { retention: { weak, strong, activation } });
           const exact = aggregateGearExact(compiled, p, new Float64Array(compiled.size));
-          expectClose(exact, enumerateMarginals(compiled, p), 1e-12);
+          const enumerated = enumerateMarginals(compiled, p);
+          expectClose(exact, enumerated, 1e-12);
+          // The elimination itself, forests included (where gear-exact takes the mean-field update).
+          expectClose(forwardEliminate(compiled, p, new Float64Array(compiled.size)), enumerated, 1e-12);
         },
       ),
       { numRuns: 400 },
+    );
+  });
+
+  it('takes the mean-field update, exact there, on a graph where no criterion has two parents: the same floats as gear', () => {
+    fc.assert(
+      fc.property(rubricWithScoresArb({ maxCriteria: 16, maxParents: 1, dependentRate: 0.85 }), retentionArb, ({ rubric, p }, weak) => {
+        const compiled = compileRubric(rubric, { retention: { weak, strong: weak / 2, activation: 0 } });
+        expect(compiled.maxIndegree).toBeLessThan(2);
+        const exact = aggregateGearExact(compiled, p, new Float64Array(compiled.size));
+        expect(Array.from(exact)).toEqual(Array.from(aggregateGear(compiled, p, new Float64Array(compiled.size))));
+        expectClose(exact, enumerateMarginals(compiled, p), 1e-12);
+      }),
+      { numRuns: 300 },
     );
   });
 

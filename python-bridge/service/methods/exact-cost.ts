@@ -1,4 +1,4 @@
-import { isExactFeasible, resolveMethod, type AggregationMethod, type AggregatorName, type CompiledRubric } from '../../../core/index.js';
+import { isExactFeasible, needsElimination, resolveMethod, type AggregationMethod, type AggregatorName, type CompiledRubric } from '../../../core/index.js';
 import { limitExceeded } from '../service-error.js';
 import type { ServiceContext } from '../service-context.js';
 
@@ -41,14 +41,15 @@ export function exactCostOf(compiled: CompiledRubric): number {
 
 /**
  * The method `aggregator` resolves to for this rubric, after checking that exact inference (asked
- * for, or chosen by auto) fits maxExactCost. Infeasible widths are left to core, which refuses them
- * itself (cheaply) naming options.exactMaxWidth.
+ * for, or chosen by auto) fits maxExactCost where it eliminates (on a forest core takes the linear
+ * mean-field update, exact there). Infeasible widths are left to core, which refuses them itself
+ * (cheaply) naming options.exactMaxWidth.
  *
  * @throws ServiceError `limit_exceeded` (maxExactCost) before any table is built.
  */
 export function methodWithinCost(context: ServiceContext, compiled: CompiledRubric, aggregator: AggregatorName): AggregationMethod {
   const method = resolveMethod(compiled, aggregator);
-  if (method === 'gear-exact' && isExactFeasible(compiled)) {
+  if (method === 'gear-exact' && needsElimination(compiled) && isExactFeasible(compiled)) {
     const cost = exactCostOf(compiled);
     if (cost > context.limits.maxExactCost) {
       throw limitExceeded('maxExactCost', context.limits.maxExactCost, cost, 'exact inference on this rubric costs more than one response may; use "gear" or lower options.exactMaxWidth');

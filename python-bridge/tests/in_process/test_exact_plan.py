@@ -14,7 +14,8 @@ import subprocess
 from typing import Any, Dict, List
 
 from conftest import ROOT
-from gear_bridge.in_process.exact import DECLINED, MAX_COST, canonical_ranks, elimination_plan, exact_plan, exact_scores, gate_table
+from gear_bridge.in_process.aggregate import gear_scores
+from gear_bridge.in_process.exact import DECLINED, MAX_COST, MEAN_FIELD, canonical_ranks, elimination_plan, exact_plan, exact_scores, gate_table
 from gear_bridge.in_process.layout import compile_layout
 from gear_bridge.in_process.options import resolve_options
 from gear_bridge.in_process.rubric_rows import read_canonical, read_official
@@ -97,7 +98,7 @@ def test_exact_plans_and_gates_are_cores() -> None:
                              (core / "compile" / "canonical-rank.js").as_uri()],
                             input=json.dumps(specs), capture_output=True, text=True, check=True)
     core_plans: List[Dict[str, Any]] = json.loads(result.stdout)
-    tied = wide = alone = 0
+    tied = wide = alone = forests = 0
     for spec, core in zip(specs, core_plans):
         parts = (read_canonical if spec["format"] == "canonical" else read_official)(spec["rubric"])
         assert parts is not None, spec
@@ -107,8 +108,12 @@ def test_exact_plans_and_gates_are_cores() -> None:
         assert layout is not None, spec
         plan = elimination_plan(layout, parts)
         runnable = exact_plan(layout, parts, options, "gear-exact")
-        assert (runnable is DECLINED) == (plan.cost > MAX_COST), spec  # costlier plans go to the service
-        if runnable is not DECLINED:
+        forest = all(len(edges) < 2 for _, edges in layout.steps)
+        if forest:  # core takes the mean-field update there, exact on a forest, and so does the worker
+            assert runnable is MEAN_FIELD, spec
+        else:
+            assert (runnable is DECLINED) == (plan.cost > MAX_COST), spec  # costlier plans go to the service
+        if runnable is not DECLINED and runnable is not MEAN_FIELD:
             # The plan that runs ranks only the criteria with parents or children, and skips the
             # others: it must visit those in core's order.
             linked = sum(_linked(layout))
@@ -122,11 +127,14 @@ def test_exact_plans_and_gates_are_cores() -> None:
             "cost": plan.cost,
             "rank": canonical_ranks(parts),
             # Exact inference's effective scores, run in-process, for four score vectors each.
-            "q": core["q"] if runnable is DECLINED else [exact_scores(runnable, p) for p in spec["ps"]],
+            "q": (core["q"] if runnable is DECLINED else [gear_scores(layout, p) for p in spec["ps"]] if runnable is MEAN_FIELD
+                  else [exact_scores(runnable, p) for p in spec["ps"]]),
         }
         assert mine == core, spec
         tied += len(set(zip(parts.texts, parts.weights))) < len(parts.texts)
         wide += plan.max_width >= 3 and runnable is not DECLINED  # sums of 8 cells and more, where the order of additions shows
         alone += not all(_linked(layout))
-    # Criteria only role or position tells apart; wide tables; criteria without parents or children.
-    assert tied > 100 and wide > 40 and alone > 100, (tied, wide, alone)
+        forests += forest
+    # Criteria only role or position tells apart; wide tables; criteria without parents or children;
+    # forests (mean-field), and graphs that eliminate.
+    assert tied > 100 and wide > 40 and alone > 100 and 40 < forests < 360, (tied, wide, alone, forests)

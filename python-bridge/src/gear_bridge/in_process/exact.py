@@ -5,8 +5,9 @@ visiting order chosen greedily to keep the table narrow, ties broken by the crit
 ranks, core/compile/canonical-rank.ts) with a gate table per criterion (core/compile/compile-rubric.ts,
 buildGates), and runs it per response (core/inference/forward-elimination.ts). Each is ported
 operation for operation, so the floats are the service's. What the service would take another way
-is answered here as it does: ``auto`` takes mean-field for a graph without a criterion of two
-parents, and for a plan past ``autoExactMaxCost`` or ``exactMaxWidth``. A plan costlier than
+is answered here as it does: both take mean-field for a graph without a criterion of two parents (a
+forest, where it is exact: core/aggregators/gear-exact.ts, needsElimination), and ``auto`` for a
+plan past ``autoExactMaxCost`` or ``exactMaxWidth``. A plan costlier than
 :data:`MAX_COST` table cells per response is left to the service (None), where V8 runs it faster
 than a round trip costs; so is ``gear-exact`` past ``exactMaxWidth``, which the service refuses.
 """
@@ -68,7 +69,7 @@ class ExactPlan(NamedTuple):
     steps: tuple[_Step, ...]
 
 
-#: :func:`exact_plan`'s answer where the service scores with GEAR's mean-field update (``auto``).
+#: :func:`exact_plan`'s answer where the service scores with GEAR's mean-field update (a forest, or ``auto``'s choice).
 MEAN_FIELD = None
 
 
@@ -96,9 +97,9 @@ def canonical_ranks(parts: RubricParts, among: Sequence[int] | None = None) -> l
 
 def exact_plan(layout: Layout, parts: RubricParts, options: LocalOptions, aggregator: str) -> ExactPlan | _Declined | None:
     """The plan that scores ``layout`` under ``aggregator`` (gear-exact or auto); :data:`MEAN_FIELD`
-    where auto takes mean-field; :data:`DECLINED` where the service must score it."""
-    if aggregator == "auto" and all(len(edges) < 2 for _, edges in layout.steps):
-        return MEAN_FIELD  # chooseAutoMethod: mean-field is exact there
+    where the service takes mean-field; :data:`DECLINED` where the service must score it."""
+    if all(len(edges) < 2 for _, edges in layout.steps):
+        return MEAN_FIELD  # needsElimination: a forest, where mean-field is exact
     parents, children = _graph(layout)
     linked = sorted(parents.keys() | children.keys())
     plan = _linked_plan(layout.size, parents, children, canonical_ranks(parts, linked))

@@ -264,15 +264,17 @@ class InProcessScorer:
     def _aggregated(self, layout: Layout, plan: ExactPlan | None, p: Sequence[float], d: Sequence[bool] | None,
                     fcp: FcpCounter | None, native: float | None = None, unread: int = 0) -> dict[str, float | int] | None:
         """verl's fields from p and the decisions d (None: p >= 0.5); ``native`` is the host's own
-        reward (a rubric row's is the flat one). ``plan``: exact inference's, for gear-exact and for
-        auto where it takes exact inference. None where the service must score the response."""
+        reward (a rubric row's is the flat one). ``plan``: exact inference's, for gear-exact and
+        auto where they eliminate (None where they take mean-field). None where the service must
+        score the response."""
         # p holds floats and the ints 0 and 1 (JSON): Python's arithmetic on them is core's on doubles.
         # Effective scores equal to p (every gate open, every parent fully met: the usual case when
         # judges answer 0 or 1) have p's reward: the same terms, the same correctly rounded sum.
         aggregator = self._aggregator
         flat = reward(layout, p)
-        # auto runs mean-field where it takes no exact plan: its scores are gear's.
-        mean_field = aggregator == "gear" or aggregator == "auto" and plan is None
+        # gear-exact and auto run mean-field where they take no exact plan (a forest, where it is
+        # exact; auto's choice past its cost): their scores are gear's.
+        mean_field = aggregator == "gear" or plan is None and aggregator in _EXACT_METHODS
         gear_q: list[float] | None = None
         if aggregator == "flat":
             q: Sequence[float] = p
