@@ -1,5 +1,5 @@
 """What the A/B benches share: gear_bridge as it was at another revision, importable beside the
-work tree's, the steps both time, and the report (verl_legacy_naive_ab.py, verl_reward_fn_ab.py)."""
+work tree's, and the report (the steps both time: paired_steps.base_steps) (verl_legacy_naive_ab.py, verl_reward_fn_ab.py)."""
 from __future__ import annotations
 
 import re
@@ -10,11 +10,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Sequence
 
 from conftest import ROOT  # noqa: E402  (python-bridge/tests)
-from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
 from paired_steps import TABLE_HEAD, paired_times, print_ratios  # noqa: E402  (bench/python)
-from verl_step import N, PROMPTS, distinct_rows, make_step  # noqa: E402
 
-BASE_STEPS = 12
 _NAME = re.compile(r"\bgear_bridge\b")
 
 
@@ -30,12 +27,6 @@ def package_at(revision: str) -> str:
         source.write_text(_NAME.sub(name, source.read_text()))
     sys.path.insert(0, str(folder))
     return name
-
-
-def base_steps(tokenizer: Any, form: str) -> List[Any]:
-    """The steps the paired runs take their rows from (each run gets its own copy per step)."""
-    return [make_step(tokenizer, distinct_rows(make_samples(seed=700 + k, prompts=PROMPTS, group=N, formats=(form,)), k))
-            for k in range(BASE_STEPS)]
 
 
 def report(revision: str, form: str, same: bool, names: Sequence[str], runs: Sequence[Callable[[Any], Any]], base: Sequence[Any],

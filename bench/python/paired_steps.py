@@ -7,13 +7,33 @@ from __future__ import annotations
 
 import gc
 import statistics
+import sys
 import time
 from typing import Any, Callable, List, Sequence
 
-from verl_step import own_rows, step_orders  # noqa: E402  (bench/python)
+from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
+from verl_step import N, PROMPTS, distinct_rows, make_step, own_rows, step_orders  # noqa: E402  (bench/python)
+
+#: Steps the paired runs take their rows from, in turn.
+BASE_STEPS = 12
 
 TABLE_HEAD = ("| rows | function | ms per step (median) | function/flat per step: median +- standard error (quartiles) |\n"
               "| --- | --- | --- | --- |")
+
+
+def base_steps(tokenizer: Any, form: str) -> List[Any]:
+    """The steps the paired runs take their rows from (each run gets its own copy per step)."""
+    return [make_step(tokenizer, distinct_rows(make_samples(seed=700 + k, prompts=PROMPTS, group=N, formats=(form,)), k))
+            for k in range(BASE_STEPS)]
+
+
+def table_main(main: Callable[[int, str], int], default_steps: int) -> None:
+    """``[STEPS] [FORM]`` into ``main`` under the table's head, then the run's seconds; exits with its code."""
+    started = time.perf_counter()
+    print(TABLE_HEAD, flush=True)
+    code = main(int(sys.argv[1]) if len(sys.argv) > 1 else default_steps, sys.argv[2] if len(sys.argv) > 2 else "canonical")
+    print(f"({time.perf_counter() - started:.0f} s)", flush=True)
+    sys.exit(code)
 
 
 def paired_times(runs: Sequence[Callable[[Any], Any]], base: Sequence[Any], steps: int,

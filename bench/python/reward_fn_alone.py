@@ -23,19 +23,15 @@ flat 1): ~1 ms a step in the worker and as much in the driver (bench/README.md).
 from __future__ import annotations
 
 import asyncio
-import sys
-import time
 from typing import Any, Callable, List
 
 from verl.utils import hf_tokenizer
 
 from conftest import GEAR_COMMAND  # noqa: E402  (python-bridge/tests)
 from gear_bridge import EmbeddedServer
-from paired_steps import TABLE_HEAD, paired_times, print_ratios  # noqa: E402  (bench/python)
-from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
-from verl_step import N, PROMPTS, distinct_rows, loaded_reward_fn, make_step, tokenizer_dir  # noqa: E402  (bench/python)
+from paired_steps import base_steps, paired_times, print_ratios, table_main  # noqa: E402  (bench/python)
+from verl_step import loaded_reward_fn, tokenizer_dir  # noqa: E402  (bench/python)
 
-BASE_STEPS = 12
 CHUNKS = 8  # verl's 8 reward workers' chunks
 
 
@@ -78,8 +74,7 @@ def main(steps: int, form: str) -> int:
                     loop.run_until_complete(chunk(calls[k * size:(k + 1) * size]))
             return run
 
-        base = [make_step(tokenizer, distinct_rows(make_samples(seed=700 + k, prompts=PROMPTS, group=N, formats=(form,)), k))
-                for k in range(BASE_STEPS)]
+        base = base_steps(tokenizer, form)
         times = paired_times([runner(function) for _, function in configs], base, steps, before=[calls_of] * len(configs))
         print_ratios(form, [name for name, _ in configs], times)
         loop.close()
@@ -89,8 +84,4 @@ def main(steps: int, form: str) -> int:
 
 
 if __name__ == "__main__":
-    started = time.perf_counter()
-    print(TABLE_HEAD, flush=True)
-    code = main(int(sys.argv[1]) if len(sys.argv) > 1 else 200, sys.argv[2] if len(sys.argv) > 2 else "canonical")
-    print(f"({time.perf_counter() - started:.0f} s)", flush=True)
-    sys.exit(code)
+    table_main(main, 200)

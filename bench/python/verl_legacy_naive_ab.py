@@ -25,7 +25,8 @@ from verl.workers.reward_manager.naive import NaiveRewardManager as LegacyNaive
 
 from conftest import GEAR_COMMAND  # noqa: E402  (python-bridge/tests)
 from gear_bridge import EmbeddedServer
-from ab_bench import base_steps, command_line, package_at, report  # noqa: E402  (bench/python)
+from ab_bench import command_line, package_at, report  # noqa: E402  (bench/python)
+from paired_steps import base_steps  # noqa: E402  (bench/python)
 from verl_step import loaded_reward_fn, own_rows, tokenizer_dir  # noqa: E402
 
 

@@ -37,7 +37,6 @@ quartiles) and quartiles.
 """
 from __future__ import annotations
 
-import sys
 from typing import Any, List
 
 from verl.utils import hf_tokenizer
@@ -51,11 +50,9 @@ import gear_bridge.in_process.scorer as in_process_scorer_module
 from gear_bridge.verl.reward_fn import _scored_or_sample, compute_score_sync
 from gear_bridge.verl.row_judgments import known_row_fields
 from gear_bridge.verl.shared import CallSettings, call_settings
-from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
-from paired_steps import TABLE_HEAD, paired_times, print_ratios  # noqa: E402  (bench/python)
-from verl_step import N, PROMPTS, distinct_rows, loaded_reward_fn, make_step, tokenizer_dir  # noqa: E402
+from paired_steps import base_steps, paired_times, print_ratios, table_main  # noqa: E402  (bench/python)
+from verl_step import loaded_reward_fn, tokenizer_dir  # noqa: E402
 
-BASE_STEPS = 12
 
 
 class _NoCheck:
@@ -150,8 +147,7 @@ def main(steps: int, form: str) -> int:
             parsed._entry_of_text = parsed._entry_of_parsed_text  # type: ignore[method-assign]
             before.append(None)
         managers = [LegacyNaive(tokenizer, 0, compute_score=function) for _, function in functions]
-        base = [make_step(tokenizer, distinct_rows(make_samples(seed=700 + k, prompts=PROMPTS, group=N, formats=(form,)), k))
-                for k in range(BASE_STEPS)]
+        base = base_steps(tokenizer, form)
         times = paired_times([lambda data, manager=manager: manager(data, return_dict=True) for manager in managers], base, steps, before)
         print_ratios(form, [name for name, _ in functions], times)
     finally:
@@ -160,5 +156,4 @@ def main(steps: int, form: str) -> int:
 
 
 if __name__ == "__main__":
-    print(TABLE_HEAD, flush=True)
-    sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 250, sys.argv[2] if len(sys.argv) > 2 else "canonical"))
+    table_main(main, 250)

@@ -24,7 +24,8 @@ from verl.utils import hf_tokenizer
 
 from conftest import GEAR_COMMAND  # noqa: E402  (python-bridge/tests)
 from gear_bridge import EmbeddedServer
-from ab_bench import base_steps, command_line, package_at, report  # noqa: E402  (bench/python)
+from ab_bench import command_line, package_at, report  # noqa: E402  (bench/python)
+from paired_steps import base_steps  # noqa: E402  (bench/python)
 from verl_step import get_event_loop, own_rows, timed_step, tokenizer_dir, worker_for  # noqa: E402
 
 

@@ -23,19 +23,15 @@ quartiles) and quartiles.
 """
 from __future__ import annotations
 
-import sys
-import time
 from typing import List
 
 from verl.utils import hf_tokenizer
 
 from conftest import GEAR_COMMAND  # noqa: E402  (python-bridge/tests)
 from gear_bridge import EmbeddedServer
-from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
-from paired_steps import TABLE_HEAD, paired_times, print_ratios  # noqa: E402  (bench/python)
-from verl_step import N, PROMPTS, distinct_rows, make_step, timed_step, tokenizer_dir, worker_for  # noqa: E402
+from paired_steps import base_steps, paired_times, print_ratios, table_main  # noqa: E402  (bench/python)
+from verl_step import timed_step, tokenizer_dir, worker_for  # noqa: E402
 
-BASE_STEPS = 12
 
 
 def main(steps: int, form: str) -> int:
@@ -56,8 +52,7 @@ def main(steps: int, form: str) -> int:
             ("compute_score, server path (in_process=false)", [*gear, f"{kwargs}.in_process=false"]),
         ]
         workers = [worker_for(tok, lines) for _, lines in configs]
-        base = [make_step(tokenizer, distinct_rows(make_samples(seed=700 + k, prompts=PROMPTS, group=N, formats=(form,)), k))
-                for k in range(BASE_STEPS)]
+        base = base_steps(tokenizer, form)
         times = paired_times([lambda data, worker=worker: timed_step(worker, data) for worker in workers], base, steps)
         print_ratios(form, [name for name, _ in configs], times)
     finally:
@@ -66,8 +61,4 @@ def main(steps: int, form: str) -> int:
 
 
 if __name__ == "__main__":
-    started = time.perf_counter()
-    print(TABLE_HEAD, flush=True)
-    code = main(int(sys.argv[1]) if len(sys.argv) > 1 else 60, sys.argv[2] if len(sys.argv) > 2 else "canonical")
-    print(f"({time.perf_counter() - started:.0f} s)", flush=True)
-    sys.exit(code)
+    table_main(main, 60)

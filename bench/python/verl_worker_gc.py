@@ -17,7 +17,6 @@ say) would bring them more often. Steps as in verl_step.py, rows and judgments f
 from __future__ import annotations
 
 import gc
-import os
 import pickle
 import sys
 import tempfile
