@@ -1,4 +1,4 @@
-"""Paired steps for the *_parts benches: every configuration runs each step in turn, on rows of its own.
+"""Paired steps for the paired benches (*_parts, *_ab, reward_fn_alone.py): every configuration runs each step in turn, on rows of its own.
 
 One configuration's step is timed against the first's (the baseline) step by step, so a slow spell
 of the machine, which moves medians of milliseconds by 10-30% between runs here, falls on both.
