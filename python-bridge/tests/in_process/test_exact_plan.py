@@ -15,7 +15,7 @@ from typing import Any, Dict, List
 
 from conftest import ROOT
 from gear_bridge.in_process.aggregate import gear_scores
-from gear_bridge.in_process.exact import DECLINED, MAX_COST, MEAN_FIELD, canonical_ranks, elimination_plan, exact_plan, exact_scores, gate_table
+from gear_bridge.in_process.exact import DECLINED, MAX_COST, MEAN_FIELD, canonical_ranks, elimination_plan, exact_plan, exact_scores, gate_table, needs_elimination
 from gear_bridge.in_process.layout import compile_layout
 from gear_bridge.in_process.options import resolve_options
 from gear_bridge.in_process.rubric_rows import read_canonical, read_official
@@ -108,7 +108,7 @@ def test_exact_plans_and_gates_are_cores() -> None:
         assert layout is not None, spec
         plan = elimination_plan(layout, parts)
         runnable = exact_plan(layout, parts, options, "gear-exact")
-        forest = all(len(edges) < 2 for _, edges in layout.steps)
+        forest = not needs_elimination(layout)
         if forest:  # core takes the mean-field update there, exact on a forest, and so does the worker
             assert runnable is MEAN_FIELD, spec
         else:

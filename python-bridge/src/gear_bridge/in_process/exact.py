@@ -24,7 +24,7 @@ from .options import LocalOptions
 from .rubric_rows import RubricParts
 
 __all__ = ["ExactPlan", "EliminationPlan", "MEAN_FIELD", "DECLINED", "MAX_COST", "exact_plan", "exact_scores", "elimination_plan",
-           "gate_table"]
+           "gate_table", "needs_elimination"]
 
 #: Table cells per response up to which exact inference runs in the worker. CPython takes ~0.15 us a
 #: cell (50 us at 256-512 cells, 325 us at 2048-4096; the shipped rubrics cost tens), about what a
@@ -95,11 +95,17 @@ def canonical_ranks(parts: RubricParts, among: Sequence[int] | None = None) -> l
     return rank
 
 
+def needs_elimination(layout: Layout) -> bool:
+    """core's needsElimination: whether a criterion has two parents. Elsewhere the graph is a forest,
+    where the mean-field update is the exact marginal."""
+    return any(len(edges) >= 2 for _, edges in layout.steps)
+
+
 def exact_plan(layout: Layout, parts: RubricParts, options: LocalOptions, aggregator: str) -> ExactPlan | _Declined | None:
     """The plan that scores ``layout`` under ``aggregator`` (gear-exact or auto); :data:`MEAN_FIELD`
     where the service takes mean-field; :data:`DECLINED` where the service must score it."""
-    if all(len(edges) < 2 for _, edges in layout.steps):
-        return MEAN_FIELD  # needsElimination: a forest, where mean-field is exact
+    if not needs_elimination(layout):
+        return MEAN_FIELD  # a forest, where mean-field is exact
     parents, children = _graph(layout)
     linked = sorted(parents.keys() | children.keys())
     plan = _linked_plan(layout.size, parents, children, canonical_ranks(parts, linked))
