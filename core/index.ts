@@ -36,6 +36,7 @@ export { aggregateFlat } from './aggregators/flat.js';
 export { aggregateHard } from './aggregators/hard-gating.js';
 export { aggregateGear } from './aggregators/gear-mean-field.js';
 export { aggregateGearExact, isExactFeasible, needsElimination } from './aggregators/gear-exact.js';
+export { isMultitree, MULTITREE_MAX_CRITERIA } from './inference/multitree.js';
 export { chooseAutoMethod } from './aggregators/auto.js';
 export { combineFactors } from './aggregators/multi-parent-rule.js';
 export { enumerateMarginals } from './inference/enumerate.js';

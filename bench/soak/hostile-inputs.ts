@@ -1,9 +1,14 @@
 /** The hostile requests of issue 10, as data: each one a client may send at any time. */
 
-/** 48 criteria, `roots` of them parents of all the others: exact inference needs 2^roots cells. */
+/**
+ * 48 criteria, `roots` of them parents of all the others, and the first of those a parent of the
+ * rest of them: exact inference needs 2^roots cells. (Without that common parent the graph would be
+ * a multitree, where exact inference is the mean-field update, at linear cost.)
+ */
 export function denseRubric(roots = 20, size = 48): { criteria: { id: string; text: string; weight: number }[]; edges: { parent: string; child: string; relation: string }[] } {
   const criteria = Array.from({ length: size }, (_, i) => ({ id: `c${i}`, text: `criterion ${i}`, weight: 1 + (i % 5) }));
   const edges = [];
+  for (let root = 1; root < roots; root++) edges.push({ parent: 'c0', child: `c${root}`, relation: 'weak' });
   for (let child = roots; child < size; child++) {
     for (let root = 0; root < roots; root++) edges.push({ parent: `c${root}`, child: `c${child}`, relation: 'weak' });
   }

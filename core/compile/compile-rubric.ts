@@ -4,6 +4,7 @@ import { RubricSchema, type Rubric } from '../model/rubric.js';
 import { AggregationOptionsSchema, type AggregationOptions, type AggregationOptionsInput } from '../model/options.js';
 import type { Edge } from '../model/edge.js';
 import { planElimination } from '../inference/elimination-plan.js';
+import { isMultitree } from '../inference/multitree.js';
 import { rewardDenominator } from '../reward/normalize.js';
 import { exactSum } from '../reward/exact-sum.js';
 import { RELATION_CODE, type CompiledRubric } from './compiled-rubric.js';
@@ -103,6 +104,8 @@ export function compileParsedRubric(rubric: Rubric, options: AggregationOptions)
   // not at compile time, so compiling (and mean-field scoring) never pays for them.
   let gates: { gateStart: Int32Array; gate: Float64Array } | undefined;
   const gatesOf = () => (gates ??= buildGates(size, parentStart, edgeRetention, plan.maxWidth <= options.exactMaxWidth));
+  // Read by exact inference only (gear-exact, auto): mean-field scoring never pays for the check.
+  let multitree: boolean | undefined;
 
   const report: CompileReport = {
     criteria: size,
@@ -132,6 +135,9 @@ export function compileParsedRubric(rubric: Rubric, options: AggregationOptions)
       return gatesOf().gate;
     },
     maxIndegree,
+    get multitree() {
+      return (multitree ??= maxIndegree < 2 || isMultitree(size, topoOrder, parentStart, parentIndex));
+    },
     denominator,
     plan,
     options,

@@ -30,6 +30,9 @@ export interface CompiledRubric {
   readonly gateStart: Int32Array;
   readonly gate: Float64Array;
   readonly maxIndegree: number;
+  /** At most one directed path between any two criteria (forests and polytrees are): there GEAR's
+   *  mean-field update under the product rule is exact (see inference/multitree.ts). Checked on first read. */
+  readonly multitree: boolean;
   /** Reward denominator; 0 means "reward is 0" (emptyDenominator = zero-reward). */
   readonly denominator: number;
   readonly plan: EliminationPlan;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileRubric } from '../../../core/index.js';
+import { compileRubric, needsElimination } from '../../../core/index.js';
 import { createGearContainer, resolveAdapter } from '../../../adapters/container.js';
 import { denseRubric, wideRuscarlRow } from '../../../bench/soak/hostile-inputs.js';
 import { startGear, type GearProcess } from '../../../bench/soak/gear-process.js';
@@ -47,8 +47,9 @@ describe('the event loop under hostile work', () => {
           rubric.criteria[0]!.text = `unique ${tag++}`; // a fresh rubric: its gate tables are not built yet
           const options = { exactMaxWidth, autoExactMaxCost: 2 ** 40 };
           const compiled = compileRubric(rubric, options);
-          // Only a criterion of two parents takes elimination: on a forest both take mean-field, exact there.
-          const exact = compiled.maxIndegree >= 2;
+          // Only a graph where two parents of a criterion share an ancestor takes elimination: elsewhere
+          // (a forest, a multitree) both take mean-field, exact there.
+          const exact = needsElimination(compiled);
           const feasible = compiled.plan.maxWidth <= exactMaxWidth;
           const reply = await hostile.request('rubric.score', { rubric, scores: { p: rubric.criteria.map(() => 0.5) }, aggregator, options });
           if (exact && feasible && exactCostOf(compiled) > MAX_EXACT) {

@@ -15,7 +15,7 @@ from typing import Any, Dict, List
 
 from conftest import ROOT
 from gear_bridge.in_process.aggregate import gear_scores
-from gear_bridge.in_process.exact import DECLINED, MAX_COST, MEAN_FIELD, canonical_ranks, elimination_plan, exact_plan, exact_scores, gate_table, needs_elimination
+from gear_bridge.in_process.exact import DECLINED, MAX_COST, MEAN_FIELD, MULTITREE_MAX_CRITERIA, canonical_ranks, elimination_plan, exact_plan, exact_scores, gate_table, needs_elimination
 from gear_bridge.in_process.layout import compile_layout
 from gear_bridge.in_process.options import resolve_options
 from gear_bridge.in_process.rubric_rows import read_canonical, read_official
@@ -44,7 +44,7 @@ const out = specs.map(({ format, rubric, options, ps }) => {
     gate: Array.from(c.gate.slice(c.gateStart[node], c.gateStart[node + 1])),
   }));
   const q = ps.map((scores) => Array.from(core.effectiveScores(c, 'gear-exact', { p: scores })));
-  return { steps, maxWidth: p.maxWidth, cost: p.cost, rank: Array.from(canonicalRank(c.rubric.criteria)), q };
+  return { steps, maxWidth: p.maxWidth, cost: p.cost, rank: Array.from(canonicalRank(c.rubric.criteria)), q, needsElimination: core.needsElimination(c) };
 });
 process.stdout.write(JSON.stringify(out));
 """
@@ -62,7 +62,9 @@ def random_graph(rng: random.Random) -> Dict[str, Any]:
     ids = [f"c{k}" for k in range(count)]
     # Dense graphs (wide tables), and sparse ones as rubrics are (criteria without parents or children).
     edges = [(rng.choice(ids), rng.choice(ids), rng.choice(RELATIONS)) for _ in range(rng.randint(1, rng.choice([count, 3 * count])))]
-    options = {"retention": {"weak": rng.choice([0.6, 0.2, 0.5]), "strong": rng.choice([0.2, 0.5])}, "gamma": rng.choice([0, 0.5, 1, 2])}
+    options: Dict[str, Any] = {"retention": {"weak": rng.choice([0.6, 0.2, 0.5]), "strong": rng.choice([0.2, 0.5])}, "gamma": rng.choice([0, 0.5, 1, 2])}
+    if rng.random() < 0.2:  # an ablation's rule: elimination wherever a criterion has two parents
+        options["multiParentRule"] = rng.choice(["arithmetic-mean", "max"])
     if rng.random() < 0.5:
         criteria = []
         for criterion_id in ids:
@@ -98,7 +100,7 @@ def test_exact_plans_and_gates_are_cores() -> None:
                              (core / "compile" / "canonical-rank.js").as_uri()],
                             input=json.dumps(specs), capture_output=True, text=True, check=True)
     core_plans: List[Dict[str, Any]] = json.loads(result.stdout)
-    tied = wide = alone = forests = 0
+    tied = wide = alone = forests = multitrees = 0
     for spec, core in zip(specs, core_plans):
         parts = (read_canonical if spec["format"] == "canonical" else read_official)(spec["rubric"])
         assert parts is not None, spec
@@ -108,8 +110,10 @@ def test_exact_plans_and_gates_are_cores() -> None:
         assert layout is not None, spec
         plan = elimination_plan(layout, parts)
         runnable = exact_plan(layout, parts, options, "gear-exact")
-        forest = not needs_elimination(layout)
-        if forest:  # core takes the mean-field update there, exact on a forest, and so does the worker
+        mean_field = not needs_elimination(layout)
+        # core decides alike: mean-field on a forest, and on a multitree under the product rule.
+        assert mean_field == (not core.pop("needsElimination")), spec
+        if mean_field:  # core takes the mean-field update there, exact there, and so does the worker
             assert runnable is MEAN_FIELD, spec
         else:
             assert (runnable is DECLINED) == (plan.cost > MAX_COST), spec  # costlier plans go to the service
@@ -134,7 +138,18 @@ def test_exact_plans_and_gates_are_cores() -> None:
         tied += len(set(zip(parts.texts, parts.weights))) < len(parts.texts)
         wide += plan.max_width >= 3 and runnable is not DECLINED  # sums of 8 cells and more, where the order of additions shows
         alone += not all(_linked(layout))
-        forests += forest
+        two_parents = any(len(edges) >= 2 for _, edges in layout.steps)
+        forests += not two_parents
+        multitrees += mean_field and two_parents
     # Criteria only role or position tells apart; wide tables; criteria without parents or children;
-    # forests (mean-field), and graphs that eliminate.
-    assert tied > 100 and wide > 40 and alone > 100 and 40 < forests < 360, (tied, wide, alone, forests)
+    # forests and multitrees of criteria with two parents (mean-field), and graphs that eliminate.
+    assert tied > 100 and wide > 40 and alone > 100 and forests > 40 and multitrees > 20 and forests + multitrees < 360, (
+        tied, wide, alone, forests, multitrees)
+
+
+def test_multitree_bound_is_cores() -> None:
+    """Past this many criteria neither side checks for a multitree (both eliminate): the same bound."""
+    core = ROOT / "dist" / "core" / "index.js"
+    result = subprocess.run(["node", "--input-type=module", "-e", f"import('{core.as_uri()}').then((c) => process.stdout.write(String(c.MULTITREE_MAX_CRITERIA)))"],
+                            capture_output=True, text=True, check=True)
+    assert int(result.stdout) == MULTITREE_MAX_CRITERIA == 4096

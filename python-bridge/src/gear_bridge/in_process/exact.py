@@ -5,8 +5,9 @@ visiting order chosen greedily to keep the table narrow, ties broken by the crit
 ranks, core/compile/canonical-rank.ts) with a gate table per criterion (core/compile/compile-rubric.ts,
 buildGates), and runs it per response (core/inference/forward-elimination.ts). Each is ported
 operation for operation, so the floats are the service's. What the service would take another way
-is answered here as it does: both take mean-field for a graph without a criterion of two parents (a
-forest, where it is exact: core/aggregators/gear-exact.ts, needsElimination), and ``auto`` for a
+is answered here as it does: both take mean-field for a graph where no criterion has two parents
+with a common ancestor (a forest, or a multitree under the product rule, where it is exact:
+core/aggregators/gear-exact.ts, needsElimination), and ``auto`` for a
 plan past ``autoExactMaxCost`` or ``exactMaxWidth``. A plan costlier than
 :data:`MAX_COST` table cells per response is left to the service (None), where V8 runs it faster
 than a round trip costs; so is ``gear-exact`` past ``exactMaxWidth``, which the service refuses.
@@ -24,7 +25,7 @@ from .options import LocalOptions
 from .rubric_rows import RubricParts
 
 __all__ = ["ExactPlan", "EliminationPlan", "MEAN_FIELD", "DECLINED", "MAX_COST", "exact_plan", "exact_scores", "elimination_plan",
-           "gate_table", "needs_elimination"]
+           "gate_table", "needs_elimination", "is_multitree", "MULTITREE_MAX_CRITERIA"]
 
 #: Table cells per response up to which exact inference runs in the worker. CPython takes ~0.15 us a
 #: cell (50 us at 256-512 cells, 325 us at 2048-4096; the shipped rubrics cost tens), about what a
@@ -69,7 +70,8 @@ class ExactPlan(NamedTuple):
     steps: tuple[_Step, ...]
 
 
-#: :func:`exact_plan`'s answer where the service scores with GEAR's mean-field update (a forest, or ``auto``'s choice).
+#: :func:`exact_plan`'s answer where the service scores with GEAR's mean-field update (a forest or a
+#: multitree, or ``auto``'s choice).
 MEAN_FIELD = None
 
 
@@ -95,17 +97,44 @@ def canonical_ranks(parts: RubricParts, among: Sequence[int] | None = None) -> l
     return rank
 
 
+#: core's MULTITREE_MAX_CRITERIA (core/inference/multitree.ts): larger rubrics are not checked, and
+#: take elimination.
+MULTITREE_MAX_CRITERIA = 4096
+
+
 def needs_elimination(layout: Layout) -> bool:
-    """core's needsElimination: whether a criterion has two parents. Elsewhere the graph is a forest,
-    where the mean-field update is the exact marginal."""
-    return any(len(edges) >= 2 for _, edges in layout.steps)
+    """core's needsElimination: whether a criterion has two parents, and, under the product rule,
+    two of them share an ancestor. Elsewhere (a forest, a multitree) the parents of each criterion
+    are independent, and the mean-field update is the exact marginal."""
+    if not any(len(edges) >= 2 for _, edges in layout.steps):
+        return False
+    return layout.rule != "product" or not is_multitree(layout)
+
+
+def is_multitree(layout: Layout) -> bool:
+    """core's isMultitree: whether no criterion has two parents with a common ancestor (each parent
+    its own ancestor), i.e. at most one directed path joins any two criteria."""
+    if layout.size > MULTITREE_MAX_CRITERIA:
+        return False
+    # Each criterion's ancestors and itself, one bit each; steps visit the criteria with parents in a
+    # topological order, and a criterion without parents is its own bit.
+    ancestors: dict[int, int] = {}
+    for child, edges in layout.steps:
+        seen = 0
+        for parent, _ in edges:
+            bits = ancestors.get(parent, 1 << parent)
+            if bits & seen:
+                return False
+            seen |= bits
+        ancestors[child] = seen | 1 << child
+    return True
 
 
 def exact_plan(layout: Layout, parts: RubricParts, options: LocalOptions, aggregator: str) -> ExactPlan | _Declined | None:
     """The plan that scores ``layout`` under ``aggregator`` (gear-exact or auto); :data:`MEAN_FIELD`
     where the service takes mean-field; :data:`DECLINED` where the service must score it."""
     if not needs_elimination(layout):
-        return MEAN_FIELD  # a forest, where mean-field is exact
+        return MEAN_FIELD  # a forest or a multitree, where mean-field is exact
     parents, children = _graph(layout)
     linked = sorted(parents.keys() | children.keys())
     plan = _linked_plan(layout.size, parents, children, canonical_ranks(parts, linked))

@@ -272,8 +272,8 @@ class InProcessScorer:
         # judges answer 0 or 1) have p's reward: the same terms, the same correctly rounded sum.
         aggregator = self._aggregator
         flat = reward(layout, p)
-        # gear-exact and auto run mean-field where they take no exact plan (a forest, where it is
-        # exact; auto's choice past its cost): their scores are gear's.
+        # gear-exact and auto run mean-field where they take no exact plan (a forest or a multitree,
+        # where it is exact; auto's choice past its cost): their scores are gear's.
         mean_field = aggregator == "gear" or plan is None and aggregator in _EXACT_METHODS
         gear_q: list[float] | None = None
         if aggregator == "flat":
