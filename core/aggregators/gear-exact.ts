@@ -30,7 +30,8 @@ export function isExactFeasible(compiled: CompiledRubric): boolean {
  */
 export function aggregateGearExact(compiled: CompiledRubric, p: ArrayLike<number>, q: Float64Array): Float64Array {
   if (!needsElimination(compiled)) return aggregateGear(compiled, p, q);
-  if (!isExactFeasible(compiled)) {
+  // isExactFeasible's second half: needsElimination is known here (this runs once per response).
+  if (compiled.plan.maxWidth > compiled.options.exactMaxWidth) {
     throw new GearError(
       'usage',
       ['aggregator'],

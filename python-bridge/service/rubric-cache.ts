@@ -4,6 +4,7 @@ import {
   GearError,
   RubricSchema,
   compileParsedRubric,
+  isExactFeasible,
   needsElimination,
   parseWith,
   readOfficialRewardModel,
@@ -73,7 +74,7 @@ function bytesOfCompiled(compiled: CompiledRubric, maxExactCost: number): number
   bytes += compiled.edgeSource.byteLength + compiled.edgeRelation.byteLength + compiled.edgeRetention.byteLength;
   bytes += plan.order.byteLength + plan.width.byteLength + plan.extend.byteLength + plan.edgeBit.byteLength + plan.removeStart.byteLength + plan.removeBit.byteLength;
   bytes += 160 * (report.droppedEdges.length + report.roleWarnings.length);
-  if (needsElimination(compiled) && plan.maxWidth <= compiled.options.exactMaxWidth && exactEvaluationCost(compiled) + gateTableCost(compiled) <= maxExactCost) {
+  if (needsElimination(compiled) && isExactFeasible(compiled) && exactEvaluationCost(compiled) + gateTableCost(compiled) <= maxExactCost) {
     for (let i = 0; i < compiled.size; i++) bytes += 8 * 2 ** ((compiled.parentStart[i + 1] as number) - (compiled.parentStart[i] as number));
   }
   return bytes;

@@ -42,8 +42,8 @@ export function exactCostOf(compiled: CompiledRubric): number {
 /**
  * The method `aggregator` resolves to for this rubric, after checking that exact inference (asked
  * for, or chosen by auto) fits maxExactCost where it eliminates (on a forest or a multitree core
- * takes the linear mean-field update, exact there: needsElimination). Infeasible widths are left to core, which refuses them itself
- * (cheaply) naming options.exactMaxWidth.
+ * takes the linear mean-field update, exact there: needsElimination). Infeasible widths are left
+ * to core, which refuses them itself (cheaply) naming options.exactMaxWidth.
  *
  * @throws ServiceError `limit_exceeded` (maxExactCost) before any table is built.
  */
