@@ -43,6 +43,7 @@ export { enumerateMarginals } from './inference/enumerate.js';
 export type { EliminationPlan } from './inference/elimination-plan.js';
 export { computeReward } from './reward/reward.js';
 export { exactSum } from './reward/exact-sum.js';
+export { v8Pow } from './numeric/v8-pow.js';
 export {
   explainAggregation,
   type AggregationExplanation,

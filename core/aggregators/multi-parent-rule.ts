@@ -1,4 +1,5 @@
 import type { MultiParentRule } from '../model/options.js';
+import { v8Pow } from '../numeric/v8-pow.js';
 
 /**
  * Combines the per-parent factors f_j = q_j + (1 - q_j) * lambda_j of one child.
@@ -24,7 +25,7 @@ export function combineFactors(rule: MultiParentRule, factors: Float64Array, cou
     case 'geometric-mean': {
       let g = 1;
       for (let i = 0; i < count; i++) g *= factors[i] as number;
-      return count === 1 ? g : g ** (1 / count);
+      return count === 1 ? g : v8Pow(g, 1 / count); // the same float on every Node
     }
     case 'arithmetic-mean': {
       let s = 0;

@@ -7,6 +7,7 @@ import { planElimination } from '../inference/elimination-plan.js';
 import { isMultitree } from '../inference/multitree.js';
 import { rewardDenominator } from '../reward/normalize.js';
 import { exactSum } from '../reward/exact-sum.js';
+import { v8Pow } from '../numeric/v8-pow.js';
 import { RELATION_CODE, type CompiledRubric } from './compiled-rubric.js';
 import type { CompileReport, RoleWarning } from './compile-report.js';
 import { validateIds } from './validate-ids.js';
@@ -15,10 +16,13 @@ import { topologicalOrder } from './topological-order.js';
 import { canonicalRank } from './canonical-rank.js';
 import { effectiveRole, isAllowedByRoles } from './role-rules.js';
 
-/** The retention an edge applies when its parent fails, after overrides and gamma. */
+/**
+ * The retention an edge applies when its parent fails, after overrides and gamma (raised by v8Pow,
+ * so that it is the same float on every Node).
+ */
 export function effectiveRetention(edge: Edge, options: AggregationOptions): number {
   const base = edge.retention ?? options.sharedRetention ?? options.retention[edge.relation];
-  return options.gamma === 0 ? 1 : base ** options.gamma;
+  return options.gamma === 0 ? 1 : v8Pow(base, options.gamma);
 }
 
 /**
