@@ -47,6 +47,9 @@ def main(steps: int, form: str) -> int:
             ("compute_score, metrics=false", loaded_reward_fn("pkg://gear_bridge.verl.reward_fn", "compute_score", **{**gear, "metrics": False})),
             ("compute_score, aggregator=gear-exact", loaded_reward_fn("pkg://gear_bridge.verl.reward_fn", "compute_score", **gear, aggregator="gear-exact")),
             ("compute_score, aggregator=auto", loaded_reward_fn("pkg://gear_bridge.verl.reward_fn", "compute_score", **gear, aggregator="auto")),
+            ("compute_score, options {gamma: 4}", loaded_reward_fn("pkg://gear_bridge.verl.reward_fn", "compute_score", **gear, options={"gamma": 4})),
+            ("compute_score, options {multiParentRule: geometric-mean}", loaded_reward_fn("pkg://gear_bridge.verl.reward_fn", "compute_score", **gear,
+                                                                                          options={"multiParentRule": "geometric-mean"})),
             ("compute_score, server path (in_process=false)", loaded_reward_fn("pkg://gear_bridge.verl.reward_fn", "compute_score", **gear,
                                                                                  in_process=False)),
         ]

@@ -15,6 +15,8 @@ step and configuration), every configuration running each step in turn:
 - gear's ``compute_score`` with its defaults (scored in the worker);
 - the same with ``options`` set in reward_kwargs as the README shows them (an OmegaConf container,
   as hydra gives it): ``{gamma: 1}`` (the default's value) and ``{gamma: 2, normalize: abs-sum}``;
+  ``{gamma: 4}`` (the paper's strongest suppression: a real pow per retention) and
+  ``{multiParentRule: geometric-mean}`` (a real pow per criterion of several parents);
 - ``aggregator=gear-exact`` and ``aggregator=auto`` (exact inference, scored in the worker);
 - the server path (``in_process=false``: what rows the in-process scorer declines take).
 
@@ -47,6 +49,8 @@ def main(steps: int, form: str) -> int:
             ("compute_score", gear),
             ("compute_score, options {gamma: 1}", [*gear, f"{kwargs}.options={{gamma: 1}}"]),
             ("compute_score, options {gamma: 2, normalize: abs-sum}", [*gear, f"{kwargs}.options={{gamma: 2, normalize: abs-sum}}"]),
+            ("compute_score, options {gamma: 4}", [*gear, f"{kwargs}.options={{gamma: 4}}"]),
+            ("compute_score, options {multiParentRule: geometric-mean}", [*gear, f"{kwargs}.options={{multiParentRule: geometric-mean}}"]),
             ("compute_score, aggregator=gear-exact", [*gear, f"{kwargs}.aggregator=gear-exact"]),
             ("compute_score, aggregator=auto", [*gear, f"{kwargs}.aggregator=auto"]),
             ("compute_score, server path (in_process=false)", [*gear, f"{kwargs}.in_process=false"]),

@@ -62,9 +62,9 @@ def random_graph(rng: random.Random) -> Dict[str, Any]:
     ids = [f"c{k}" for k in range(count)]
     # Dense graphs (wide tables), and sparse ones as rubrics are (criteria without parents or children).
     edges = [(rng.choice(ids), rng.choice(ids), rng.choice(RELATIONS)) for _ in range(rng.randint(1, rng.choice([count, 3 * count])))]
-    options: Dict[str, Any] = {"retention": {"weak": rng.choice([0.6, 0.2, 0.5]), "strong": rng.choice([0.2, 0.5])}, "gamma": rng.choice([0, 0.5, 1, 2])}
+    options: Dict[str, Any] = {"retention": {"weak": rng.choice([0.6, 0.2, 0.5]), "strong": rng.choice([0.2, 0.5])}, "gamma": rng.choice([0, 0.5, 1, 2, 4, 1.5])}
     if rng.random() < 0.2:  # an ablation's rule: elimination wherever a criterion has two parents
-        options["multiParentRule"] = rng.choice(["arithmetic-mean", "max"])
+        options["multiParentRule"] = rng.choice(["arithmetic-mean", "max", "geometric-mean"])
     if rng.random() < 0.5:
         criteria = []
         for criterion_id in ids:

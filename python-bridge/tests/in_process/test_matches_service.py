@@ -63,9 +63,9 @@ edge_types = rarely(st.sampled_from(["weak_prerequisite", "strong_prerequisite",
 node_types = rarely(st.sampled_from(["foundation", "bonus", "penalty", "trigger", "", None, 0, [], 7]), st.sampled_from(["weird", "constructor"]), 30)
 
 options = st.fixed_dictionaries({}, optional={
-    # 0.5 and 2 are sqrt and a product in V8 (taken in-process); 3, 4 and 0.25 are real pows (left to the service).
-    "gamma": rarely(st.sampled_from([0, 1, 1.0, 2, 2.0, 0.5]), st.sampled_from([3, 4, 0.25, -1]), 4),
-    "multiParentRule": rarely(st.sampled_from(["product", "arithmetic-mean", "max"]), st.sampled_from(["geometric-mean", "median"]), 4),
+    # 1, 2 and 0.5 are x, x * x and sqrt(x) in v8Pow; the others real pows (v8_pow); -1 the service refuses.
+    "gamma": rarely(st.one_of(st.sampled_from([0, 1, 1.0, 2, 2.0, 0.5, 3, 4, 0.25, 1.5]), st.floats(0, 8)), st.sampled_from([-1, "2", True]), 8),
+    "multiParentRule": rarely(st.sampled_from(["product", "geometric-mean", "arithmetic-mean", "max"]), st.just("median"), 8),
     "normalize": rarely(st.sampled_from(["positive-sum", "abs-sum"]), st.just("sum"), 4),
     "emptyDenominator": st.sampled_from(["divide-by-one", "zero-reward"]),
     "clip": rarely(st.booleans(), st.just(1), 4),

@@ -2,9 +2,10 @@
 
 Every operation is core's, in core's order, so the floats are the same: the mean-field product
 ``p_i * (q_j + (1 - q_j) * lambda)`` for one parent, the per-parent factors sorted ascending and
-combined left to right for several, and the reward as the correctly rounded sum (``math.fsum``,
-which core's exactSum reproduces) over the denominator. Sums of floats are written as loops:
-``sum()`` compensates since Python 3.12, where core adds left to right.
+combined left to right for several (the geometric mean's root by core's ``v8Pow``), and the reward
+as the correctly rounded sum (``math.fsum``, which core's exactSum reproduces) over the denominator.
+Sums of floats are written as loops: ``sum()`` compensates since Python 3.12, where core adds left
+to right.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from operator import mul
 from typing import Sequence
 
 from .layout import Layout
+from .v8_pow import v8_pow
 
 __all__ = ["gear_scores", "hard_scores", "reward"]
 
@@ -36,6 +38,11 @@ def gear_scores(layout: Layout, p: Sequence[float]) -> list[float]:
                 g = 1.0
                 for f in factors:
                     g *= f
+            elif rule == "geometric-mean":
+                g = 1.0
+                for f in factors:
+                    g *= f
+                g = v8_pow(g, 1 / len(factors))
             elif rule == "arithmetic-mean":
                 g = 0.0
                 for f in factors:

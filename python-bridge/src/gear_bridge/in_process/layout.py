@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from .options import LocalOptions
 from .rubric_rows import RubricParts
+from .v8_pow import v8_pow
 
 __all__ = ["Layout", "compile_layout"]
 
@@ -90,7 +91,7 @@ def compile_layout(parts: RubricParts, options: LocalOptions) -> Layout | None:
 
 def _retention(options: LocalOptions, relation: str, override: float | None) -> float:
     """core's effectiveRetention: 1 under gamma 0, else the edge's own, the shared one or the
-    relation's, raised to gamma as V8 raises it (see :func:`_raised`)."""
+    relation's, raised to gamma as core raises it (see :func:`_raised`)."""
     if options.gamma == 0:
         return 1.0
     if override is not None:
@@ -99,18 +100,31 @@ def _retention(options: LocalOptions, relation: str, override: float | None) -> 
 
 
 def _raised(base: float, gamma: float) -> float:
-    """``base ** gamma`` bit for bit as V8 computes it, for the gammas options.py takes: 1, 2, 0.5.
+    """``base ** gamma`` bit for bit as core raises it (``v8Pow``; :mod:`.v8_pow`).
 
-    Every pow V8 has (fdlibm's, and std::pow behind --use-std-math-pow) returns x for y = 1, x * x
-    for y = 2 and sqrt(x) for y = 0.5 (sqrt(x + 0) in the newer one: +0 for -0, as fdlibm's general
-    path gives), and its optimizing tiers lower those exponents the same way. Any other y is a real
-    pow, whose last bit differs from C's for some inputs, so it stays with the service.
+    v8Pow returns x for y = 1, x * x for y = 2 and sqrt(x) for y = 0.5 (+0 for -0), which these
+    spell out; any other gamma is a real pow, taken once per retention and gamma (a step's rubrics
+    share their relations' few retentions).
     """
     if gamma == 1:
         return base
     if gamma == 2:
         return base * base
-    return math.sqrt(base + 0.0)
+    if gamma == 0.5:
+        return math.sqrt(base + 0.0)
+    key = (base, gamma)
+    found = _RAISED.get(key)
+    if found is None:
+        if len(_RAISED) >= _RAISED_KEPT:
+            _RAISED.clear()
+        found = _RAISED[key] = v8_pow(base, gamma)
+    return found
+
+
+#: Retentions raised to a gamma other than 1, 2 and 0.5, by (retention, gamma); cleared when full
+#: (per-edge retentions may each be new).
+_RAISED: dict[tuple[float, float], float] = {}
+_RAISED_KEPT = 4096
 
 
 #: An edge as positions: (parent, child, retention).

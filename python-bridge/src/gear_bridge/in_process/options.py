@@ -1,11 +1,9 @@
 """Aggregation options as the service resolves them (core/model/options.ts), for in-process scoring.
 
-Only options whose arithmetic Python reproduces bit for bit are taken: ``gamma`` 0, 0.5, 1 or 2
-(retentions are raised with ``**``: V8 computes x ** 2 as x * x and x ** 0.5 as sqrt(x) in every
-tier, but a real pow, which any other gamma is, differs from C's in the last bit for about 0.1% of
-inputs) and every ``multiParentRule`` but ``geometric-mean`` (``** (1/n)``, the same). Anything
-else, malformed options included, is left to the service (None), which scores it or names the bad
-field.
+Every option the service takes is taken here: any ``gamma`` (the service raises retentions to it,
+and takes the geometric mean's root, with core's ``v8Pow``, which :mod:`.v8_pow` reproduces bit for
+bit) and every ``multiParentRule``. Anything else, malformed options included, is left to the
+service (None), which names the bad field.
 """
 
 from __future__ import annotations
@@ -21,7 +19,7 @@ __all__ = ["LocalOptions", "resolve_options", "host_options", "gear_host_options
 _DEFAULT_RETENTION = {"weak": 0.6, "strong": 0.2, "activation": 0.0}
 _KEYS = frozenset({"retention", "sharedRetention", "gamma", "multiParentRule", "normalize", "emptyDenominator", "clip",
                    "onInvalidEdge", "exactMaxWidth", "autoExactMaxCost"})
-_RULES = ("product", "arithmetic-mean", "max")
+_RULES = ("product", "geometric-mean", "arithmetic-mean", "max")
 _MAX_SAFE_INTEGER = 2**53 - 1
 
 
@@ -78,7 +76,7 @@ def resolve_options(options: Mapping[str, Any] | None) -> LocalOptions | None:
         if shared is None:
             return None
     gamma = given.get("gamma", 1)
-    if not _number(gamma) or gamma not in (0, 0.5, 1, 2):
+    if not _number(gamma) or not gamma >= 0:
         return None
     rule = given.get("multiParentRule", "product")
     normalize = given.get("normalize", "positive-sum")
