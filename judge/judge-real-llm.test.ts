@@ -49,10 +49,13 @@ function gearJudge(extra: string[]): Line[] {
   return run.stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
 }
 
-/** A line without what legitimately differs between runs: timings and where the answer came from. */
+/**
+ * A line without what legitimately differs between runs: timings (a request retried or hedged after a
+ * slow answer on a loaded machine gets the same output) and where the answer came from.
+ */
 const comparable = (line: Line): unknown => ({
   ...line,
-  judge: { ...line.judge, stats: { ...line.judge.stats, latencyMs: 0, cacheHits: 0 }, outputs: line.judge.outputs.map((o) => ({ ...o, cached: false, endpoint: null })) },
+  judge: { ...line.judge, stats: { ...line.judge.stats, latencyMs: 0, cacheHits: 0, retries: 0, hedges: 0 }, outputs: line.judge.outputs.map((o) => ({ ...o, cached: false, endpoint: null })) },
 });
 
 /** The server's own count of prompt tokens it has processed (a fresh connection: llama.cpp drops idle ones). */
