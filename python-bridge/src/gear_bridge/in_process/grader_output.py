@@ -2,7 +2,8 @@
 
 adapters/ruscarl/judge-parse.ts reads an output with reasoning stripped, then as JSON (Python's
 ``json.loads``, reproduced in TypeScript), then by RuscaRL's repairs. Here only two kinds of
-output are read, the ones whose reading no step after the first can change:
+output are read, after stripping reasoning as the service does (``strip_reasoning``), the ones
+whose reading no step after the first can change:
 
 - a clean verdict: an object ``{"explanation": "...", "criteria_met": true|false}``, perhaps in a
   ```json fence, with JSON whitespace around (the usual output; matched by one regular
@@ -10,15 +11,16 @@ output are read, the ones whose reading no step after the first can change:
 - an output that cannot hold a verdict: no ``{`` and no ``"criteria_met"`` anywhere, so neither
   the JSON reading nor a repair finds one; it is unread, and counts against the response.
 
-Everything else (reasoning tags, text around the JSON, truncated JSON, escapes ``\\u``, non-ASCII
-whitespace at the ends, numbers) is left to the service's reader: :func:`read_verdict` says None.
+Everything else (tags the stripping brings together, text around the JSON, truncated JSON,
+escapes ``\\u``, non-ASCII whitespace at the ends, numbers) is left to the service's reader:
+:func:`read_verdict` says None.
 """
 
 from __future__ import annotations
 
 import re
 
-from .json_reading import JSON_WS, READ_ON, UNREAD, early_verdict, flat_object
+from .json_reading import JSON_WS, READ_ON, UNREAD, early_verdict, flat_object, strip_reasoning
 
 __all__ = ["UNREAD", "read_verdict"]
 
@@ -30,6 +32,8 @@ _CLEAN = re.compile(
 
 def read_verdict(raw: str | None) -> bool | str | None:
     """True / False (criteria met or not), :data:`UNREAD`, or None when the service must read it."""
+    if raw is not None:
+        raw = strip_reasoning(raw)  # as the service does, before reading
     early = early_verdict(raw, _CLEAN, '"criteria_met"')  # a repair may read it without braces
     if early is not READ_ON:
         return early  # type: ignore[no-any-return]

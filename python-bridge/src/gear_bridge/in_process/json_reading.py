@@ -8,7 +8,7 @@ import json
 import re
 from typing import Any, Final
 
-__all__ = ["JSON_WS", "UNREAD", "READ_ON", "has_reasoning_tags", "early_verdict", "flat_object", "keyed_items"]
+__all__ = ["JSON_WS", "UNREAD", "READ_ON", "strip_reasoning", "has_reasoning_tags", "early_verdict", "flat_object", "keyed_items"]
 
 #: An output that holds no verdict the host could read (it counts against the response).
 UNREAD = "unread"
@@ -19,6 +19,10 @@ JSON_WS = " \t\n\r"
 
 # Reasoning tags in any case (a superset of what the service strips: it declines more, never less).
 _THINK = re.compile(r"<(/?)think>", re.IGNORECASE)
+# The tags the service strips: JavaScript's /<(\/?)think>/gi, whose case folding (without the u
+# flag) maps no character outside ASCII to one inside it, so only ASCII letters fold; Python's
+# IGNORECASE would also take the Kelvin sign and the dotless i.
+_TAG = re.compile(r"<(/?)[tT][hH][iI][nN][kK]>")
 
 
 def _refuse(name: str) -> Any:
@@ -28,6 +32,38 @@ def _refuse(name: str) -> Any:
 _ITEM_KEYS = tuple(str(k) for k in range(1, 513))  # "1".."512": the service's default criteria limit
 # NaN and Infinity are no finite number the hosts read.
 _FINITE_DECODER = json.JSONDecoder(parse_constant=_refuse)
+
+
+def strip_reasoning(raw: str) -> str:
+    """The output without its reasoning, as the service strips it before any host reads it
+    (adapters/judge-output/reasoning.ts): ``<think>...</think>`` blocks removed (the first
+    ``</think>`` closes), everything before a ``</think>`` that opens nothing removed, and
+    everything from an unclosed ``<think>`` on. Tags that the removal brings together are left for
+    :func:`has_reasoning_tags` to decline."""
+    if "<" not in raw:
+        return raw
+    if raw.startswith("<think>") and raw.count("<") == 2:
+        end = raw.find("</think>")
+        if end > 0:
+            return raw[end + 8:]  # one block first, the usual reasoning output: no other tag can be there
+    kept: list[str] = []
+    start = 0
+    open_at = -1
+    for tag in _TAG.finditer(raw):
+        closing = tag.group(1) == "/"
+        if open_at >= 0:
+            if closing:
+                open_at = -1
+                start = tag.end()
+        elif closing:
+            kept = []
+            start = tag.end()
+        else:
+            kept.append(raw[start:tag.start()])
+            open_at = tag.start()
+    if open_at < 0:
+        kept.append(raw[start:])
+    return "".join(kept)
 
 
 def has_reasoning_tags(raw: str) -> bool:
@@ -76,7 +112,8 @@ def keyed_items(raw: str, count: int, nested: bool = False) -> list[dict[str, An
     (the caller checks the items' own objects), nothing is nested below the items: braces are
     counted, so a brace inside a string declines it too. The items in key order; a repeated key
     keeps its last value, as in the service (Python's json), which only notes it. None for
-    anything else."""
+    anything else. Reasoning is stripped first, as the service strips it."""
+    raw = strip_reasoning(raw)
     if count > len(_ITEM_KEYS) or not raw.isascii() or "\\u" in raw or "[" in raw or has_reasoning_tags(raw):
         return None
     if not nested and raw.count("{") != count + 1:

@@ -4,8 +4,9 @@ adapters/rar-explicit/judge-parse.ts reads one output per criterion: reasoning s
 first JSON object found (adapters/judge-output/extract-json-object.ts: the whole text, else the
 body of a ``` fence, else the first balanced ``{...}``, each read as Python's ``json.loads``
 reads it), then its ``satisfied`` field: a boolean is the verdict; a missing, repeated or
-non-boolean one, or no object at all, is unread and counts against the response. Here only the
-outputs whose first candidate is certain are read:
+non-boolean one, or no object at all, is unread and counts against the response. Here, after
+stripping reasoning as the service does (``strip_reasoning``), only the outputs whose first
+candidate is certain are read:
 
 - the usual verdict ``{"satisfied": true|false}``, perhaps in a ```json fence, with JSON
   whitespace around (one regular expression);
@@ -13,16 +14,16 @@ outputs whose first candidate is certain are read:
   ```json fence, ASCII escapes only, naming ``satisfied`` at most once;
 - an output with no ``{`` at all: no candidate holds an object, so it is unread.
 
-Everything else (reasoning tags, text around the JSON, a ``satisfied`` named twice, numbers,
-nesting, ``\\u`` escapes, whitespace that only Python's ``str.strip`` removes) is left to the
-service's reader: :func:`read_satisfied` says None.
+Everything else (tags the stripping brings together, text around the JSON, a ``satisfied`` named
+twice, numbers, nesting, ``\\u`` escapes, whitespace that only Python's ``str.strip`` removes) is
+left to the service's reader: :func:`read_satisfied` says None.
 """
 
 from __future__ import annotations
 
 import re
 
-from .json_reading import JSON_WS, READ_ON, UNREAD, early_verdict, flat_object
+from .json_reading import JSON_WS, READ_ON, UNREAD, early_verdict, flat_object, strip_reasoning
 
 __all__ = ["read_satisfied"]
 
@@ -33,6 +34,8 @@ _FENCE = "```"
 
 def read_satisfied(raw: str | None) -> bool | str | None:
     """True / False (satisfied or not), :data:`UNREAD`, or None when the service must read it."""
+    if raw is not None:
+        raw = strip_reasoning(raw)  # as the service does, before reading
     early = early_verdict(raw, _CLEAN, None)  # without a brace no candidate holds an object: unread
     if early is not READ_ON:
         return early  # type: ignore[no-any-return]
