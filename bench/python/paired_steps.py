@@ -22,9 +22,28 @@ TABLE_HEAD = ("| rows | function | ms per step (median) | function/flat per step
 
 
 def base_steps(tokenizer: Any, form: str) -> List[Any]:
-    """The steps the paired runs take their rows from (each run gets its own copy per step)."""
-    return [make_step(tokenizer, distinct_rows(make_samples(seed=700 + k, prompts=PROMPTS, group=N, formats=(form,)), k))
-            for k in range(BASE_STEPS)]
+    """The steps the paired runs take their rows from (each run gets its own copy per step).
+    ``FORM+reasoning``: FORM's rows, each judge output after a reasoning model's ``<think>`` block."""
+    base, _, variant = form.partition("+")
+    steps = []
+    for k in range(BASE_STEPS):
+        samples = make_samples(seed=700 + k, prompts=PROMPTS, group=N, formats=(base,))
+        if variant == "reasoning":
+            samples = with_reasoning(samples)
+        steps.append(make_step(tokenizer, distinct_rows(samples, k)))
+    return steps
+
+
+def with_reasoning(samples: List[Any]) -> List[Any]:
+    """Each judge output (a list of strings) after a ``<think>`` block of ~200 characters, as a
+    reasoning judge (Qwen3, DeepSeek-R1 distills) writes it."""
+    for n, sample in enumerate(samples):
+        outputs = sample["extra_info"]["gear_judgments"]
+        sample["extra_info"]["gear_judgments"] = [
+            f"<think>\nThe rubric item asks whether the response covers it; response {n} says {{enough}} of it, "
+            f"so I weigh what it says against the item before I answer in JSON. Item {k}.\n</think>\n\n{output}"
+            for k, output in enumerate(outputs)]
+    return samples
 
 
 def table_main(main: Callable[[int, str], int], default_steps: int) -> None:

@@ -71,6 +71,13 @@ _PLAWBENCH_MARKER = re.compile(r"[(（]\s*\+\s*([0-9]+(?:\.[0-9]+)?)\s*分?\s*[)
 _RAR_WEIGHTS = {"Essential": 1.0, "Important": 0.7, "Optional": 0.3, "Pitfall": 0.8}
 
 
+def answer(output: str) -> str:
+    """A judge output without its reasoning: what follows the last ``</think>`` (a flat score for a
+    reasoning judge reads it so)."""
+    end = output.rfind("</think>")
+    return output if end < 0 else output[end + 8:]
+
+
 def flat_score(extra_info: Any) -> Dict[str, float]:
     """What the baseline computes (verl_legacy_step.py calls it from managers that do not await)."""
     spec = extra_info["gear"]
@@ -85,7 +92,7 @@ def flat_score(extra_info: Any) -> Dict[str, float]:
     elif spec["format"] == "gear":  # the official judge's one output: {"k": {"criteria_met", "prob_met"}}
         weights = [r["points"] for r in spec["row"]["reward_model"]["rubrics"]]
         try:
-            graded = json.loads(judgments[0])
+            graded = json.loads(answer(judgments[0]))
             p = [float(graded[str(k + 1)]["prob_met"]) for k in range(len(weights))]
         except (ValueError, KeyError, TypeError):
             p = [0.0] * len(weights)
@@ -94,7 +101,7 @@ def flat_score(extra_info: Any) -> Dict[str, float]:
         p = []
         for output in judgments:
             try:
-                graded = json.loads(output)
+                graded = json.loads(answer(output))
                 p += [float(graded[str(k + 1)]["score"]) / 10 for k in range(len(graded))]
             except (ValueError, KeyError, TypeError):
                 p += [0.0] * 4
@@ -103,7 +110,7 @@ def flat_score(extra_info: Any) -> Dict[str, float]:
         weights = [float(r["points"]) for r in rubrics]
         p = []
         for output in judgments:
-            graded = json.loads(output)
+            graded = json.loads(answer(output))
             for k in range(len(graded)):
                 item, w = rubrics[len(p)], weights[len(p)]
                 found = [float(x) for x in _PLAWBENCH_MARKER.findall(item["criterion"])] or [w]
@@ -114,7 +121,7 @@ def flat_score(extra_info: Any) -> Dict[str, float]:
         p = []
         for output in judgments:
             try:
-                p.append(1.0 if json.loads(output.strip().removeprefix("```json").removesuffix("```")).get("satisfied") is True else 0.0)
+                p.append(1.0 if json.loads(answer(output).strip().removeprefix("```json").removesuffix("```")).get("satisfied") is True else 0.0)
             except ValueError:
                 p.append(0.0)
     else:
@@ -122,7 +129,7 @@ def flat_score(extra_info: Any) -> Dict[str, float]:
         p = []
         for output in judgments:
             try:
-                p.append(1.0 if json.loads(output).get("criteria_met") is True else 0.0)
+                p.append(1.0 if json.loads(answer(output)).get("criteria_met") is True else 0.0)
             except ValueError:
                 p.append(0.0)
     positive = sum(w for w in weights if w > 0) or 1.0
