@@ -52,4 +52,5 @@ def test_a_verdict_after_reasoning_is_read_in_process() -> None:
     assert read_verdict(f"<think>It says {{criteria_met: false}}</think>\n{verdict}") is True
     assert read_verdict(f"the prompt's reasoning</think>{verdict}") is True
     assert read_verdict(f"{verdict}<think>an unclosed draft") is True
-    assert read_verdict("<thi<think>x</think>nk>" + verdict) is None  # a tag the removal made: the service's to read
+    # A tag the removal makes is text to the reader, as to the service's: the object after it is read.
+    assert read_verdict("<thi<think>x</think>nk>" + verdict) is True

@@ -1,26 +1,25 @@
-"""HealthBench-grader outputs (RuscaRL, MeRF) read in-process where the reading is certain.
+"""HealthBench-grader outputs (RuscaRL, MeRF) read in-process as the service reads them.
 
-adapters/ruscarl/judge-parse.ts reads an output with reasoning stripped, then as JSON (Python's
-``json.loads``, reproduced in TypeScript), then by RuscaRL's repairs. Here only two kinds of
-output are read, after stripping reasoning as the service does (``strip_reasoning``), the ones
-whose reading no step after the first can change:
+adapters/ruscarl/judge-parse.ts reads an output as RuscaRL reads it, reasoning stripped first
+(``strip_reasoning``, as the service strips it): the text without an outer ```json fence as JSON;
+else the first brace-balanced ``{...}`` with the quotes inside its explanations escaped, as JSON;
+else the first ``"criteria_met": true|false`` anywhere. A verdict is a boolean ``criteria_met`` of
+an object; anything else is unread and counts against the response. The service reproduces
+Python's ``json.loads`` (adapters/judge-output/python-json.ts) and Python's whitespace; here they
+are Python's own, and every step is the service's, in its order.
 
-- a clean verdict: an object ``{"explanation": "...", "criteria_met": true|false}``, perhaps in a
-  ```json fence, with JSON whitespace around (the usual output; matched by one regular
-  expression), or any flat JSON object of strings, booleans and nulls, read by ``json.loads``;
-- an output that cannot hold a verdict: no ``{`` and no ``"criteria_met"`` anywhere, so neither
-  the JSON reading nor a repair finds one; it is unread, and counts against the response.
-
-Everything else (tags the stripping brings together, text around the JSON, truncated JSON,
-escapes ``\\u``, non-ASCII whitespace at the ends, numbers) is left to the service's reader:
-:func:`read_verdict` says None.
+Left to the service (None) is only what Python's ``json.loads`` reads differently from the
+service's: nesting the service bounds (512 levels: any output with 512 brackets is left), and an
+integer of over 4,300 digits (Python refuses to convert it; the service reads it).
 """
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
-from .json_reading import JSON_WS, READ_ON, UNREAD, early_verdict, flat_object, strip_reasoning
+from .json_reading import UNREAD, strip_reasoning
 
 __all__ = ["UNREAD", "read_verdict"]
 
@@ -28,31 +27,141 @@ _WS = "[ \t\n\r]*"
 _CLEAN = re.compile(
     rf'{_WS}(?:```json{_WS})?\{{{_WS}"explanation"{_WS}:{_WS}"[^"\\<\x00-\x1f]*"{_WS},{_WS}"criteria_met"{_WS}:{_WS}(true|false){_WS}\}}{_WS}(?:```)?{_WS}'
 )
+#: Brackets from which on an output is left to the service: its JSON reader stops at 512 levels.
+_BRACKETS_LEFT = 512
+#: Python refuses to convert an integer literal of more digits (sys.get_int_max_str_digits).
+_LONG_INTEGER = re.compile("[0-9]{4300}")
+#: json.loads failed (a ValueError: not JSON).
+_INVALID = object()
+#: json.loads went where the service's reader does not follow (RecursionError).
+_LEFT = object()
+_KEY = '"explanation"'
+_MET = '"criteria_met"'
+_ESCAPED_QUOTE = "###ESCAPED_QUOTE###"
 
 
 def read_verdict(raw: str | None) -> bool | str | None:
     """True / False (criteria met or not), :data:`UNREAD`, or None when the service must read it."""
-    if raw is not None:
-        raw = strip_reasoning(raw)  # as the service does, before reading
-    early = early_verdict(raw, _CLEAN, '"criteria_met"')  # a repair may read it without braces
-    if early is not READ_ON:
-        return early  # type: ignore[no-any-return]
-    assert raw is not None
-    text = raw.strip()
-    if raw.strip(JSON_WS) != text:
-        return None  # other whitespace at an end: the service's str.strip() decides
-    if text.startswith("```json"):
-        rest = text[7:]
-        text = rest.lstrip(JSON_WS)
-        if text != rest.lstrip():
-            return None
-    if text.endswith("```"):
-        body = text[:-3]
-        text = body.rstrip(JSON_WS)
-        if text != body.rstrip():
-            return None
-    value = flat_object(text)
-    if value is None:
+    if raw is None:
+        return UNREAD  # no output for this criterion
+    text = strip_reasoning(raw)
+    usual = _CLEAN.fullmatch(text)
+    if usual is not None:
+        return usual.group(1) == "true"  # the usual verdict, read without the general steps
+    if text.count("{") + text.count("[") >= _BRACKETS_LEFT or (len(text) >= 4300 and _LONG_INTEGER.search(text) is not None):
         return None
-    met = value.get("criteria_met")
-    return met if type(met) is bool else UNREAD
+    whole = _loads(_without_outer_fence(text.strip()))
+    if whole is _LEFT:
+        return None
+    if whole is not _INVALID:
+        return _verdict_of(whole) if type(whole) is dict else UNREAD  # JSON, but no object: no repair is tried
+    found = _first_balanced_object(text)
+    if found is not None:
+        repaired = _loads(_escape_explanation_quotes(found))
+        if repaired is _LEFT:
+            return None
+        if type(repaired) is dict:
+            return _verdict_of(repaired)
+    salvaged = _first_criteria_met(text)
+    return UNREAD if salvaged is None else salvaged
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except RecursionError:
+        return _LEFT
+    except ValueError:
+        return _INVALID
+
+
+def _verdict_of(fields: dict[str, Any]) -> bool | str:
+    met = fields.get("criteria_met")
+    return met if type(met) is bool else UNREAD  # missing or not a boolean: unread
+
+
+def _without_outer_fence(text: str) -> str:
+    """stripOuterFence(text, 'json-required'): a leading ```json and a trailing ```, with the
+    whitespace inside them."""
+    rest = text[7:].lstrip() if text.startswith("```json") else text
+    if not rest.endswith("```"):
+        return rest
+    return rest[:-3].rstrip()
+
+
+def _first_balanced_object(text: str) -> str | None:
+    """RuscaRL's brace counter: from the ``{`` seen at depth 0 to the ``}`` that brings the depth
+    back to 0, every brace counted (inside strings too; a stray ``}`` first makes the depth negative)."""
+    depth = 0
+    start = -1
+    for at, ch in enumerate(text):
+        if ch == "{":
+            if depth == 0:
+                start = at
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0 and start != -1:
+                return text[start:at + 1]
+    return None
+
+
+def _after_space(text: str, at: int) -> int:
+    while at < len(text) and text[at].isspace():
+        at += 1
+    return at
+
+
+def _escape_explanation_quotes(text: str) -> str:
+    """RuscaRL's fix_quotes_in_json: the double quotes inside each explanation value escaped (its
+    end is the first quote followed by whitespace and "," or "}"); once one finds no end, no later can."""
+    out: list[str] = []
+    copied = 0
+    search = 0
+    while True:
+        key = text.find(_KEY, search)
+        if key < 0:
+            break
+        at = _after_space(text, key + len(_KEY))
+        if text[at:at + 1] != ":":
+            search = key + 1
+            continue
+        at = _after_space(text, at + 1)
+        if text[at:at + 1] != '"':
+            search = key + 1
+            continue
+        content_start = at + 1
+        end = -1
+        quote = text.find('"', content_start)
+        while quote >= 0:
+            after = _after_space(text, quote + 1)
+            if text[after:after + 1] in (",", "}"):
+                end = quote
+                break
+            quote = text.find('"', quote + 1)
+        if end < 0:
+            break
+        content = text[content_start:end].replace('\\"', _ESCAPED_QUOTE).replace('"', '\\"').replace(_ESCAPED_QUOTE, '\\"')
+        out.append(text[copied:content_start])
+        out.append(content)
+        copied = end
+        search = end + 1
+    out.append(text[copied:])
+    return "".join(out)
+
+
+def _first_criteria_met(text: str) -> bool | None:
+    """re.search(r'"criteria_met"\\s*:\\s*(true|false)'): the first such verdict anywhere, or None."""
+    start = 0
+    while True:
+        key = text.find(_MET, start)
+        if key < 0:
+            return None
+        at = _after_space(text, key + len(_MET))
+        if text[at:at + 1] == ":":
+            at = _after_space(text, at + 1)
+            if text.startswith("true", at):
+                return True
+            if text.startswith("false", at):
+                return False
+        start = key + 1
