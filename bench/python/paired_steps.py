@@ -23,13 +23,17 @@ TABLE_HEAD = ("| rows | function | ms per step (median) | function/flat per step
 
 def base_steps(tokenizer: Any, form: str) -> List[Any]:
     """The steps the paired runs take their rows from (each run gets its own copy per step).
-    ``FORM+reasoning``: FORM's rows, each judge output after a reasoning model's ``<think>`` block."""
+    ``FORM+reasoning``: FORM's rows, each judge output after a reasoning model's ``<think>`` block;
+    ``FORM+prose``: one output in 20 after a sentence of prose (which only the host's repairs read,
+    so the worker leaves those responses to the server)."""
     base, _, variant = form.partition("+")
     steps = []
     for k in range(BASE_STEPS):
         samples = make_samples(seed=700 + k, prompts=PROMPTS, group=N, formats=(base,))
         if variant == "reasoning":
             samples = with_reasoning(samples)
+        elif variant == "prose":
+            samples = with_prose(samples)
         steps.append(make_step(tokenizer, distinct_rows(samples, k)))
     return steps
 
@@ -43,6 +47,19 @@ def with_reasoning(samples: List[Any]) -> List[Any]:
             f"<think>\nThe rubric item asks whether the response covers it; response {n} says {{enough}} of it, "
             f"so I weigh what it says against the item before I answer in JSON. Item {k}.\n</think>\n\n{output}"
             for k, output in enumerate(outputs)]
+    return samples
+
+
+def with_prose(samples: List[Any]) -> List[Any]:
+    """One judge output in 20 (every 20th, counted over the step) after "Here is my evaluation:"."""
+    seen = 0
+    for sample in samples:
+        outputs = sample["extra_info"]["gear_judgments"]
+        changed = []
+        for output in outputs:
+            seen += 1
+            changed.append(f"Here is my evaluation:\n{output}" if seen % 20 == 0 else output)
+        sample["extra_info"]["gear_judgments"] = changed
     return samples
 
 
