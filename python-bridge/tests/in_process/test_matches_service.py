@@ -64,7 +64,7 @@ node_types = rarely(st.sampled_from(["foundation", "bonus", "penalty", "trigger"
 
 options = st.fixed_dictionaries({}, optional={
     # 1, 2 and 0.5 are x, x * x and sqrt(x) in v8Pow; the others real pows (v8_pow); -1 the service refuses.
-    "gamma": rarely(st.one_of(st.sampled_from([0, 1, 1.0, 2, 2.0, 0.5, 3, 4, 0.25, 1.5]), st.floats(0, 8)), st.sampled_from([-1, "2", True]), 8),
+    "gamma": rarely(st.one_of(st.sampled_from([0, 1, 1.0, 2, 2.0, 0.5, 3, 4, 0.25, 1.5]), st.floats(0, 8)), st.sampled_from([-1, "2", True, 10**400]), 8),
     "multiParentRule": rarely(st.sampled_from(["product", "geometric-mean", "arithmetic-mean", "max"]), st.just("median"), 8),
     "normalize": rarely(st.sampled_from(["positive-sum", "abs-sum"]), st.just("sum"), 4),
     "emptyDenominator": st.sampled_from(["divide-by-one", "zero-reward"]),
@@ -592,3 +592,15 @@ def test_most_examples_were_answered_in_process() -> None:
             # 6 in one run of 600): answers are required of the kinds drawn 20 times or more.
             drawn = tally.get(f"in_process {form}", 0) + tally.get(f"declined {form}", 0)
             assert drawn < 20 or tally.get(f"in_process {form}", 0) >= 1, (form, tally)
+
+
+def test_an_integer_past_float64_is_declined_as_the_service_refuses_it(server: EmbeddedServer) -> None:
+    """JSON reads 10**400 as Infinity, which the service refuses (naming the field); Python's
+    float() of it raises: the worker declines the options instead of failing."""
+    extra_info = {"gear": json.dumps({"format": "canonical", "rubric": {"criteria": [{"id": "a", "text": "t", "weight": 1}], "edges": []}})}
+    row = parse_row(extra_info)
+    judgment = parse_judgment({"p": [0.5]}, row, ("extra_info", "gear_judgments"))
+    for options in ({"gamma": 10**400}, {"retention": {"weak": 10**400}}, {"sharedRetention": -(10**400)}):
+        assert InProcessScorer(load_settings(options=options)).fields(row, judgment) is None
+        refused = served(server.url, Sample(row, "", judgment), options=options)
+        assert isinstance(refused, ConfigError) and "options" in str(refused), refused

@@ -42,7 +42,14 @@ class LocalOptions:
 
 
 def _number(value: Any) -> bool:
-    return (type(value) is float or type(value) is int) and math.isfinite(value)
+    """A finite float64, as the service reads the number: an integer past float64's range is its
+    Infinity (and Python's float() of it raises)."""
+    if type(value) is int:
+        try:
+            return math.isfinite(float(value))
+        except OverflowError:
+            return False
+    return type(value) is float and math.isfinite(value)
 
 
 def _retention(value: Any) -> float | None:
