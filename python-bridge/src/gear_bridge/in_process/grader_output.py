@@ -15,11 +15,10 @@ integer of over 4,300 digits (Python refuses to convert it; the service reads it
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
-from .json_reading import UNREAD, strip_reasoning
+from .json_reading import BEYOND, NOT_JSON, UNREAD, json_reads_alike, loads, strip_reasoning
 
 __all__ = ["UNREAD", "read_verdict"]
 
@@ -27,14 +26,6 @@ _WS = "[ \t\n\r]*"
 _CLEAN = re.compile(
     rf'{_WS}(?:```json{_WS})?\{{{_WS}"explanation"{_WS}:{_WS}"[^"\\<\x00-\x1f]*"{_WS},{_WS}"criteria_met"{_WS}:{_WS}(true|false){_WS}\}}{_WS}(?:```)?{_WS}'
 )
-#: Brackets from which on an output is left to the service: its JSON reader stops at 512 levels.
-_BRACKETS_LEFT = 512
-#: Python refuses to convert an integer literal of more digits (sys.get_int_max_str_digits).
-_LONG_INTEGER = re.compile("[0-9]{4300}")
-#: json.loads failed (a ValueError: not JSON).
-_INVALID = object()
-#: json.loads went where the service's reader does not follow (RecursionError).
-_LEFT = object()
 _KEY = '"explanation"'
 _MET = '"criteria_met"'
 _ESCAPED_QUOTE = "###ESCAPED_QUOTE###"
@@ -48,31 +39,22 @@ def read_verdict(raw: str | None) -> bool | str | None:
     usual = _CLEAN.fullmatch(text)
     if usual is not None:
         return usual.group(1) == "true"  # the usual verdict, read without the general steps
-    if text.count("{") + text.count("[") >= _BRACKETS_LEFT or (len(text) >= 4300 and _LONG_INTEGER.search(text) is not None):
+    if not json_reads_alike(text):
         return None
-    whole = _loads(_without_outer_fence(text.strip()))
-    if whole is _LEFT:
+    whole = loads(_without_outer_fence(text.strip()))
+    if whole is BEYOND:
         return None
-    if whole is not _INVALID:
+    if whole is not NOT_JSON:
         return _verdict_of(whole) if type(whole) is dict else UNREAD  # JSON, but no object: no repair is tried
     found = _first_balanced_object(text)
     if found is not None:
-        repaired = _loads(_escape_explanation_quotes(found))
-        if repaired is _LEFT:
+        repaired = loads(_escape_explanation_quotes(found))
+        if repaired is BEYOND:
             return None
         if type(repaired) is dict:
             return _verdict_of(repaired)
     salvaged = _first_criteria_met(text)
     return UNREAD if salvaged is None else salvaged
-
-
-def _loads(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except RecursionError:
-        return _LEFT
-    except ValueError:
-        return _INVALID
 
 
 def _verdict_of(fields: dict[str, Any]) -> bool | str:

@@ -8,7 +8,8 @@ import json
 import re
 from typing import Any, Final
 
-__all__ = ["JSON_WS", "UNREAD", "READ_ON", "strip_reasoning", "has_reasoning_tags", "early_verdict", "flat_object", "keyed_items"]
+__all__ = ["JSON_WS", "UNREAD", "READ_ON", "NOT_JSON", "BEYOND", "strip_reasoning", "has_reasoning_tags", "early_verdict", "flat_object",
+           "keyed_items", "json_reads_alike", "loads"]
 
 #: An output that holds no verdict the host could read (it counts against the response).
 UNREAD = "unread"
@@ -23,6 +24,34 @@ _THINK = re.compile(r"<(/?)think>", re.IGNORECASE)
 # flag) maps no character outside ASCII to one inside it, so only ASCII letters fold; Python's
 # IGNORECASE would also take the Kelvin sign and the dotless i.
 _TAG = re.compile(r"<(/?)[tT][hH][iI][nN][kK]>")
+
+
+#: :func:`loads`' answer for a text that is not JSON.
+NOT_JSON: Final = object()
+#: :func:`loads`' answer where Python's reader went where the service's does not follow.
+BEYOND: Final = object()
+# The service's JSON reader stops at 512 levels of nesting; Python's reads on.
+_BRACKETS_LEFT = 512
+# Python refuses to convert an integer literal of more digits (sys.get_int_max_str_digits).
+_LONG_INTEGER = re.compile("[0-9]{4300}")
+
+
+def json_reads_alike(text: str) -> bool:
+    """Whether Python's ``json.loads`` reads every JSON text within ``text`` as the service's reader
+    does (adapters/judge-output/python-json.ts reproduces it): not where that reader stops (512
+    levels of nesting: a text with 512 brackets is not taken), nor an integer of over 4,300 digits
+    (Python refuses to convert it; the service reads it)."""
+    return text.count("{") + text.count("[") < _BRACKETS_LEFT and (len(text) < 4300 or _LONG_INTEGER.search(text) is None)
+
+
+def loads(text: str, object_pairs_hook: Any = None) -> Any:
+    """``json.loads(text)``: the value, :data:`NOT_JSON`, or :data:`BEYOND` (a RecursionError)."""
+    try:
+        return json.loads(text, object_pairs_hook=object_pairs_hook)
+    except RecursionError:
+        return BEYOND
+    except ValueError:
+        return NOT_JSON
 
 
 def _refuse(name: str) -> Any:

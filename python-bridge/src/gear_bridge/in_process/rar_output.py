@@ -1,29 +1,21 @@
-"""RaR-Explicit judge outputs (host ``rar-explicit``) read in-process where the reading is certain.
+"""RaR-Explicit judge outputs (host ``rar-explicit``) read in-process as the service reads them.
 
-adapters/rar-explicit/judge-parse.ts reads one output per criterion: reasoning stripped, then the
-first JSON object found (adapters/judge-output/extract-json-object.ts: the whole text, else the
-body of a ``` fence, else the first balanced ``{...}``, each read as Python's ``json.loads``
-reads it), then its ``satisfied`` field: a boolean is the verdict; a missing, repeated or
-non-boolean one, or no object at all, is unread and counts against the response. Here, after
-stripping reasoning as the service does (``strip_reasoning``), only the outputs whose first
-candidate is certain are read:
-
-- the usual verdict ``{"satisfied": true|false}``, perhaps in a ```json fence, with JSON
-  whitespace around (one regular expression);
-- one flat JSON object of strings, booleans and nulls, the whole text or the body of one closed
-  ```json fence, ASCII escapes only, naming ``satisfied`` at most once;
-- an output with no ``{`` at all: no candidate holds an object, so it is unread.
-
-Everything else (tags the stripping brings together, text around the JSON, a ``satisfied`` named
-twice, numbers, nesting, ``\\u`` escapes, whitespace that only Python's ``str.strip`` removes) is
-left to the service's reader: :func:`read_satisfied` says None.
+adapters/rar-explicit/judge-parse.ts reads one output per criterion: reasoning stripped
+(``strip_reasoning``), then the first JSON object found (adapters/judge-output/extract-json-object.ts:
+the whole text, stripped, when it is JSON at all, an object or not; else the body of each ```
+fence, then the first ``{...}`` balanced outside strings, the first that is an object), then its
+``satisfied``: a boolean is the verdict; a missing, repeated or non-boolean one, or no object at
+all, is unread and counts against the response. Here every step is the service's, in its order,
+with Python's own ``json.loads`` (which the service reproduces) and whitespace; left to the service
+(None) is only what the two JSON readers read differently (``json_reads_alike``).
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from .json_reading import JSON_WS, READ_ON, UNREAD, early_verdict, flat_object, strip_reasoning
+from .json_reading import BEYOND, NOT_JSON, UNREAD, json_reads_alike, loads, strip_reasoning
 
 __all__ = ["read_satisfied"]
 
@@ -34,28 +26,86 @@ _FENCE = "```"
 
 def read_satisfied(raw: str | None) -> bool | str | None:
     """True / False (satisfied or not), :data:`UNREAD`, or None when the service must read it."""
-    if raw is not None:
-        raw = strip_reasoning(raw)  # as the service does, before reading
-    early = early_verdict(raw, _CLEAN, None)  # without a brace no candidate holds an object: unread
-    if early is not READ_ON:
-        return early  # type: ignore[no-any-return]
-    assert raw is not None
-    text = raw.strip(JSON_WS)
-    if text != raw.strip():
+    if raw is None:
+        return UNREAD  # no output for this criterion
+    text = strip_reasoning(raw)
+    usual = _CLEAN.fullmatch(text)
+    if usual is not None:
+        return usual.group(1) == "true"  # the usual verdict, read without the general steps
+    if not json_reads_alike(text):
         return None
-    if text.startswith(_FENCE + "json"):
-        # Not JSON as a whole, so the service reads the first fence's body: this one's, when it
-        # closes at the end and holds no other fence.
-        body = text[7:-3]
-        if not text.endswith(_FENCE) or _FENCE in body or body.strip(JSON_WS) != body.strip():
+    text = text.strip()
+    # Whether the object json.loads built last named "satisfied" twice: the top-level one, when the
+    # value is an object (Python's decoder completes the outermost object last).
+    repeated = [False]
+
+    def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        repeated[0] = sum(1 for key, _ in pairs if key == "satisfied") > 1
+        return dict(pairs)
+
+    whole = loads(text, pairs_hook)
+    if whole is BEYOND:
+        return None
+    if whole is not NOT_JSON:
+        return _verdict(whole, repeated[0]) if type(whole) is dict else UNREAD  # JSON of another shape: not searched inside
+    balanced = _first_object_outside_strings(text)
+    for candidate in [*_fenced_blocks(text), *([] if balanced is None else [balanced])]:
+        value = loads(candidate, pairs_hook)
+        if value is BEYOND:
             return None
-        text = body.strip(JSON_WS)
-    elif _FENCE in text:
+        if type(value) is dict:
+            return _verdict(value, repeated[0])
+    return UNREAD
+
+
+def _verdict(fields: dict[str, Any], repeated: bool) -> bool | str:
+    satisfied = fields.get("satisfied")
+    return satisfied if type(satisfied) is bool and not repeated else UNREAD  # repeated, missing or not a boolean: unread
+
+
+def _fenced_blocks(text: str) -> list[str]:
+    """re.findall(r"```(?:json)?\\s*(.*?)\\s*```", text, DOTALL | IGNORECASE), each stripped: an
+    opening fence, an optional "json" in any case, everything up to the next fence."""
+    blocks: list[str] = []
+    start_from = 0
+    while True:
+        opening = text.find(_FENCE, start_from)
+        if opening < 0:
+            return blocks
+        start = opening + 3
+        if text[start:start + 4].lower() == "json":
+            start += 4
+        while start < len(text) and text[start].isspace():
+            start += 1
+        closing = text.find(_FENCE, start)
+        if closing < 0:
+            return blocks
+        blocks.append(text[start:closing].strip())
+        start_from = closing + 3
+
+
+def _first_object_outside_strings(text: str) -> str | None:
+    """The first ``{...}`` whose braces balance outside JSON strings, or None."""
+    first = text.find("{")
+    if first < 0:
         return None
-    value = flat_object(text)
-    if value is None:
-        return None
-    if text.count('"satisfied"') > 1:
-        return None  # perhaps a repeated key, which the service reports
-    verdict = value.get("satisfied")
-    return verdict if type(verdict) is bool else UNREAD
+    depth = 0
+    in_string = False
+    at = first
+    while at < len(text):
+        ch = text[at]
+        if in_string:
+            if ch == "\\":
+                at += 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return text[first:at + 1]
+        at += 1
+    return None
