@@ -8,7 +8,7 @@ from typing import Any, Dict, List
 
 from gear_bridge import EmbeddedServer
 from gear_bridge.sync import connect
-from process_worker import score_in_process
+from process_worker import score_in_process, start_together
 from samples import expected_rewards, make_samples
 
 PROCESSES = 8
@@ -26,8 +26,10 @@ def test_eight_processes_of_112_concurrent_calls(server: EmbeddedServer) -> None
     rubrics_per_worker = [len({c["extra_info"]["gear"] for c in job[1]}) for job in jobs]
     with connect(server.url) as client:
         before: Dict[str, int] = dict(client.health()["byMethod"])
-        with multiprocessing.get_context("spawn").Pool(PROCESSES) as pool:
-            answers = pool.map(score_in_process, jobs)
+        spawn = multiprocessing.get_context("spawn")
+        # Each job waits until all 8 run: 8 processes at once, however the pool hands out jobs.
+        with spawn.Pool(PROCESSES, initializer=start_together, initargs=(spawn.Barrier(PROCESSES),)) as pool:
+            answers = pool.map(score_in_process, jobs, chunksize=1)
         after: Dict[str, int] = dict(client.health()["byMethod"])
     assert len({pid for pid, _ in answers}) == PROCESSES  # really 8 processes
     rewards = [r["score"] for _, results in answers for r in results]
