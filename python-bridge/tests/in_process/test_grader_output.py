@@ -9,25 +9,17 @@ an explanation, truncation, trailing commas, stray and nested braces, repeated a
 """
 from __future__ import annotations
 
-import json
-import subprocess
 from typing import Any, List
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT
+from built_service import service_verdicts
 from gear_bridge.in_process.grader_output import UNREAD, read_verdict
 
-SERVICE_READS = """
-import(process.argv[1]).then(({ parseGraderOutput }) => {
-  const outputs = JSON.parse(require('fs').readFileSync(0, 'utf8'));
-  process.stdout.write(JSON.stringify(outputs.map((raw) => {
-    const read = parseGraderOutput(raw === null ? undefined : raw, 0, 'r1');
-    return read.status === 'ok' ? read.met : 'unread';
-  })));
-});
-"""
+#: parseGraderOutput's verdict: met where read ('ok'), else unread.
+READ = "const read = m.parseGraderOutput(raw === null ? undefined : raw, 0, 'r1'); return read.status === 'ok' ? read.met : 'unread';"
+
 
 PIECES = [
     '{"explanation": "The response covers it.", "criteria_met": true}', '{"explanation": "no", "criteria_met": false}',
@@ -42,11 +34,7 @@ PIECES = [
 
 
 def service_reads(outputs: List[Any]) -> List[Any]:
-    module = ROOT / "dist" / "adapters" / "ruscarl" / "judge-parse.js"
-    result = subprocess.run(["node", "--input-type=commonjs", "-e", SERVICE_READS, module.as_uri()], input=json.dumps(outputs),
-                            capture_output=True, text=True, encoding="utf-8", check=True)
-    read: List[Any] = json.loads(result.stdout)
-    return [UNREAD if verdict == "unread" else verdict for verdict in read]
+    return service_verdicts("adapters/ruscarl/judge-parse.js", READ, outputs)
 
 
 def _answered(verdict: Any) -> bool:

@@ -9,25 +9,17 @@ reasoning blocks and Python's whitespace beyond JSON's.
 """
 from __future__ import annotations
 
-import json
-import subprocess
 from typing import Any, List
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT
+from built_service import service_verdicts
 from gear_bridge.in_process.rar_output import UNREAD, read_satisfied
 
-SERVICE_READS = """
-import(process.argv[1]).then(({ parseExplicitVerdict }) => {
-  const outputs = JSON.parse(require('fs').readFileSync(0, 'utf8'));
-  process.stdout.write(JSON.stringify(outputs.map((raw) => {
-    const read = parseExplicitVerdict(raw === null ? undefined : raw);
-    return 'satisfied' in read ? read.satisfied : 'unread';
-  })));
-});
-"""
+#: parseExplicitVerdict's verdict: satisfied where read, else unread.
+READ = "const read = m.parseExplicitVerdict(raw === null ? undefined : raw); return 'satisfied' in read ? read.satisfied : 'unread';"
+
 
 PIECES = [
     '{"satisfied": true}', '{"satisfied": false}', '{"satisfied": true, "satisfied": false}', '{"satisfied": "true"}', '{"satisfied": null}',
@@ -39,11 +31,7 @@ PIECES = [
 
 
 def service_reads(outputs: List[Any]) -> List[Any]:
-    module = ROOT / "dist" / "adapters" / "rar-explicit" / "judge-parse.js"
-    result = subprocess.run(["node", "--input-type=commonjs", "-e", SERVICE_READS, module.as_uri()], input=json.dumps(outputs),
-                            capture_output=True, text=True, encoding="utf-8", check=True)
-    read: List[Any] = json.loads(result.stdout)
-    return [UNREAD if verdict == "unread" else verdict for verdict in read]
+    return service_verdicts("adapters/rar-explicit/judge-parse.js", READ, outputs)
 
 
 #: Outputs built as judges write them: prose, a fence opened in some way, an object, a fence closed

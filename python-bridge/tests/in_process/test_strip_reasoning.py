@@ -4,34 +4,21 @@ JavaScript's case folding does not take: the Kelvin sign, the dotless i), nested
 closing tags, and pieces that the removal brings together into a new tag."""
 from __future__ import annotations
 
-import json
-import subprocess
 from typing import List
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT
+from built_service import mapped
 from gear_bridge.in_process.grader_output import read_verdict
 from gear_bridge.in_process.json_reading import strip_reasoning
-
-CORE_STRIP = """
-import(process.argv[1]).then(({ stripReasoning }) => {
-  const texts = JSON.parse(require('fs').readFileSync(0, 'utf8'));
-  process.stdout.write(JSON.stringify(texts.map(stripReasoning)));
-});
-"""
 
 PIECES = ["<think>", "</think>", "<THINK>", "</Think>", "<tHiNk>", "<th\u0131nk>", "</thin\u212a>", "<thi", "nk>", "</", "think>", "<",
           "reasoning ", '{"explanation": "ok", "criteria_met": true}', "\u00e9t\u00e9 ", "\U0001F600", " ", "\n"]
 
 
 def service_strips(texts: List[str]) -> List[str]:
-    module = ROOT / "dist" / "adapters" / "judge-output" / "reasoning.js"
-    result = subprocess.run(["node", "--input-type=commonjs", "-e", CORE_STRIP, module.as_uri()], input=json.dumps(texts),
-                            capture_output=True, text=True, encoding="utf-8", check=True)
-    stripped: List[str] = json.loads(result.stdout)
-    return stripped
+    return mapped("adapters/judge-output/reasoning.js", "return m.stripReasoning(raw);", texts)
 
 
 #: Text without a tag: what a reasoning judge writes inside and after its one block.

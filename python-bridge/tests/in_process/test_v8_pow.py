@@ -12,14 +12,13 @@ from __future__ import annotations
 import math
 import random
 import struct
-import subprocess
 from typing import List, Tuple
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT
+from built_service import run_on_batch
 from gear_bridge.in_process.v8_pow import v8_pow
 
 CORE_POW = """
@@ -47,10 +46,8 @@ def _float(hex_bits: str) -> float:
 
 def core_pows(pairs: List[Tuple[float, float]]) -> List[float]:
     """core's v8Pow of each pair, in one node process."""
-    core = ROOT / "dist" / "core" / "index.js"
-    result = subprocess.run(["node", "--input-type=commonjs", "-e", CORE_POW, core.as_uri()], input="\n".join(f"{_hex(x)} {_hex(y)}" for x, y in pairs),
-                            capture_output=True, text=True, check=True)
-    return [_float(h) for h in result.stdout.split("\n")]
+    written = run_on_batch(CORE_POW, "core/index.js", "\n".join(f"{_hex(x)} {_hex(y)}" for x, y in pairs))
+    return [_float(h) for h in written.split("\n")]
 
 
 def _same(a: float, b: float) -> bool:

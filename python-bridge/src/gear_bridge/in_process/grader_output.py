@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .json_reading import BEYOND, NOT_JSON, UNREAD, json_reads_alike, loads, strip_reasoning
+from .json_reading import BEYOND, NOT_JSON, UNREAD, first_reading, loads
 
 __all__ = ["UNREAD", "read_verdict"]
 
@@ -33,14 +33,9 @@ _ESCAPED_QUOTE = "###ESCAPED_QUOTE###"
 
 def read_verdict(raw: str | None) -> bool | str | None:
     """True / False (criteria met or not), :data:`UNREAD`, or None when the service must read it."""
-    if raw is None:
-        return UNREAD  # no output for this criterion
-    text = strip_reasoning(raw)
-    usual = _CLEAN.fullmatch(text)
-    if usual is not None:
-        return usual.group(1) == "true"  # the usual verdict, read without the general steps
-    if not json_reads_alike(text):
-        return None
+    answer, text = first_reading(raw, _CLEAN)
+    if text is None:
+        return answer
     whole = loads(_without_outer_fence(text.strip()))
     if whole is BEYOND:
         return None

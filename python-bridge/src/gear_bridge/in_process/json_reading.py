@@ -1,6 +1,6 @@
-"""Checks shared by the in-process readers of judge outputs (grader_output.py, rar_output.py,
-official_output.py, scored_output.py): each reads only what no later step of the host's reader
-could read differently, and these are the tests they have in common."""
+"""What the in-process readers of judge outputs share (grader_output.py, rar_output.py,
+official_output.py, scored_output.py): the service's reasoning stripping, Python's JSON reader and
+where it reads as the service's does, and the first checks of a per-criterion reader."""
 
 from __future__ import annotations
 
@@ -8,15 +8,10 @@ import json
 import re
 from typing import Any, Final
 
-__all__ = ["JSON_WS", "UNREAD", "READ_ON", "NOT_JSON", "BEYOND", "strip_reasoning", "has_reasoning_tags", "early_verdict", "flat_object",
-           "keyed_items", "json_reads_alike", "loads"]
+__all__ = ["UNREAD", "NOT_JSON", "BEYOND", "strip_reasoning", "has_reasoning_tags", "first_reading", "keyed_items", "json_reads_alike", "loads"]
 
 #: An output that holds no verdict the host could read (it counts against the response).
 UNREAD = "unread"
-#: :func:`early_verdict`'s answer when the output must be read further.
-READ_ON: Final = object()
-#: JSON's whitespace; Python's str.strip() removes more, and the hosts strip as Python does.
-JSON_WS = " \t\n\r"
 
 # Reasoning tags in any case (a superset of what the service strips: it declines more, never less).
 _THINK = re.compile(r"<(/?)think>", re.IGNORECASE)
@@ -100,38 +95,20 @@ def has_reasoning_tags(raw: str) -> bool:
     return "<" in raw and _THINK.search(raw) is not None
 
 
-def early_verdict(raw: str | None, clean: re.Pattern[str], repaired_from: str | None) -> Any:
-    """What a per-criterion reader's first checks decide: no output is unread; the usual verdict,
-    matched whole by ``clean``, is its group 1 == "true"; reasoning tags are the service's to strip
-    (None); an output without ``{`` is unread, unless it holds ``repaired_from``, from which the
-    host's repairs may still read a verdict (None). :data:`READ_ON` otherwise."""
+def first_reading(raw: str | None, usual: re.Pattern[str]) -> tuple[bool | str | None, str | None]:
+    """What a per-criterion reader does first, as the service does: no output is unread; reasoning
+    is stripped; the usual verdict (``usual`` matched whole) is its group 1 == "true"; a text that
+    Python's JSON reader may read differently from the service's is left to it (None). Returns
+    (the answer, None) when that decides, else (None, the text without reasoning) to read on."""
     if raw is None:
-        return UNREAD
-    usual = clean.fullmatch(raw)
-    if usual is not None:
-        return usual.group(1) == "true"
-    if has_reasoning_tags(raw):
-        return None
-    if "{" not in raw:
-        return None if repaired_from is not None and repaired_from in raw else UNREAD
-    return READ_ON
-
-
-def flat_object(text: str) -> dict[str, Any] | None:
-    """``text`` as Python's ``json.loads`` reads it when it is one object of strings, booleans and
-    nulls, written without ``\\u`` escapes; None for anything else."""
-    if "\\u" in text:
-        return None
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    if type(value) is not dict:
-        return None
-    for item in value.values():
-        if item is not None and type(item) is not str and type(item) is not bool:
-            return None
-    return value
+        return UNREAD, None  # no output for this criterion
+    text = strip_reasoning(raw)
+    matched = usual.fullmatch(text)
+    if matched is not None:
+        return matched.group(1) == "true", None
+    if not json_reads_alike(text):
+        return None, None
+    return None, text
 
 
 def keyed_items(raw: str, count: int, nested: bool = False) -> list[dict[str, Any]] | None:

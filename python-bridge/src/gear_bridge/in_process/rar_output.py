@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .json_reading import BEYOND, NOT_JSON, UNREAD, json_reads_alike, loads, strip_reasoning
+from .json_reading import BEYOND, NOT_JSON, UNREAD, first_reading, loads
 
 __all__ = ["read_satisfied"]
 
@@ -26,14 +26,9 @@ _FENCE = "```"
 
 def read_satisfied(raw: str | None) -> bool | str | None:
     """True / False (satisfied or not), :data:`UNREAD`, or None when the service must read it."""
-    if raw is None:
-        return UNREAD  # no output for this criterion
-    text = strip_reasoning(raw)
-    usual = _CLEAN.fullmatch(text)
-    if usual is not None:
-        return usual.group(1) == "true"  # the usual verdict, read without the general steps
-    if not json_reads_alike(text):
-        return None
+    answer, text = first_reading(raw, _CLEAN)
+    if text is None:
+        return answer
     text = text.strip()
     # Whether the object json.loads built last named "satisfied" twice: the top-level one, when the
     # value is an object (Python's decoder completes the outermost object last).
