@@ -34,15 +34,12 @@ def gear_scores(layout: Layout, p: Sequence[float]) -> list[float]:
             q[i] = p[i] * (qj + (1 - qj) * retention)
         else:
             factors = sorted([q[j] + (1 - q[j]) * retention for j, retention in edges])
-            if rule == "product":
+            if rule == "product" or rule == "geometric-mean":
                 g = 1.0
                 for f in factors:
                     g *= f
-            elif rule == "geometric-mean":
-                g = 1.0
-                for f in factors:
-                    g *= f
-                g = v8_pow(g, 1 / len(factors))
+                if rule == "geometric-mean":
+                    g = v8_pow(g, 1 / len(factors))
             elif rule == "arithmetic-mean":
                 g = 0.0
                 for f in factors:

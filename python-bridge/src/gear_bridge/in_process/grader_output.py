@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .json_reading import BEYOND, NOT_JSON, UNREAD, first_reading, loads
+from .json_reading import BEYOND, NOT_JSON, UNREAD, first_reading, loads, skip_space
 
 __all__ = ["UNREAD", "read_verdict"]
 
@@ -83,12 +83,6 @@ def _first_balanced_object(text: str) -> str | None:
     return None
 
 
-def _after_space(text: str, at: int) -> int:
-    while at < len(text) and text[at].isspace():
-        at += 1
-    return at
-
-
 def _escape_explanation_quotes(text: str) -> str:
     """RuscaRL's fix_quotes_in_json: the double quotes inside each explanation value escaped (its
     end is the first quote followed by whitespace and "," or "}"); once one finds no end, no later can."""
@@ -99,11 +93,11 @@ def _escape_explanation_quotes(text: str) -> str:
         key = text.find(_KEY, search)
         if key < 0:
             break
-        at = _after_space(text, key + len(_KEY))
+        at = skip_space(text, key + len(_KEY))
         if text[at:at + 1] != ":":
             search = key + 1
             continue
-        at = _after_space(text, at + 1)
+        at = skip_space(text, at + 1)
         if text[at:at + 1] != '"':
             search = key + 1
             continue
@@ -111,7 +105,7 @@ def _escape_explanation_quotes(text: str) -> str:
         end = -1
         quote = text.find('"', content_start)
         while quote >= 0:
-            after = _after_space(text, quote + 1)
+            after = skip_space(text, quote + 1)
             if text[after:after + 1] in (",", "}"):
                 end = quote
                 break
@@ -134,9 +128,9 @@ def _first_criteria_met(text: str) -> bool | None:
         key = text.find(_MET, start)
         if key < 0:
             return None
-        at = _after_space(text, key + len(_MET))
+        at = skip_space(text, key + len(_MET))
         if text[at:at + 1] == ":":
-            at = _after_space(text, at + 1)
+            at = skip_space(text, at + 1)
             if text.startswith("true", at):
                 return True
             if text.startswith("false", at):

@@ -8,7 +8,8 @@ import json
 import re
 from typing import Any, Final
 
-__all__ = ["UNREAD", "NOT_JSON", "BEYOND", "strip_reasoning", "has_reasoning_tags", "first_reading", "keyed_items", "json_reads_alike", "loads"]
+__all__ = ["UNREAD", "NOT_JSON", "BEYOND", "strip_reasoning", "has_reasoning_tags", "first_reading", "keyed_items", "json_reads_alike", "loads",
+           "skip_space"]
 
 #: An output that holds no verdict the host could read (it counts against the response).
 UNREAD = "unread"
@@ -39,6 +40,14 @@ def json_reads_alike(text: str) -> bool:
     return text.count("{") + text.count("[") < _BRACKETS_LEFT and (len(text) < 4300 or _LONG_INTEGER.search(text) is None)
 
 
+def skip_space(text: str, at: int) -> int:
+    """The first position at or after ``at`` that is not Python's whitespace (str.isspace), as the
+    service's skipPyWhitespace finds it."""
+    while at < len(text) and text[at].isspace():
+        at += 1
+    return at
+
+
 def loads(text: str, object_pairs_hook: Any = None) -> Any:
     """``json.loads(text)``: the value, :data:`NOT_JSON`, or :data:`BEYOND` (a RecursionError)."""
     try:
@@ -62,8 +71,8 @@ def strip_reasoning(raw: str) -> str:
     """The output without its reasoning, as the service strips it before any host reads it
     (adapters/judge-output/reasoning.ts): ``<think>...</think>`` blocks removed (the first
     ``</think>`` closes), everything before a ``</think>`` that opens nothing removed, and
-    everything from an unclosed ``<think>`` on. Tags that the removal brings together are left for
-    :func:`has_reasoning_tags` to decline."""
+    everything from an unclosed ``<think>`` on. Tags that the removal brings together stay in the
+    text, as in the service's."""
     if "<" not in raw:
         return raw
     if raw.startswith("<think>") and raw.count("<") == 2:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .json_reading import BEYOND, NOT_JSON, UNREAD, first_reading, loads
+from .json_reading import BEYOND, NOT_JSON, UNREAD, first_reading, loads, skip_space
 
 __all__ = ["read_satisfied"]
 
@@ -70,8 +70,7 @@ def _fenced_blocks(text: str) -> list[str]:
         start = opening + 3
         if text[start:start + 4].lower() == "json":
             start += 4
-        while start < len(text) and text[start].isspace():
-            start += 1
+        start = skip_space(text, start)
         closing = text.find(_FENCE, start)
         if closing < 0:
             return blocks
