@@ -533,6 +533,34 @@ def test_each_writingbench_output_reads_as_the_service_reads_it(server: Embedded
     assert_read_alike(server, spec, [output], output in SCORED_READ_OUTPUTS, aggregator="hard")
 
 
+#: Official GEAR batch outputs for two criteria (the second a penalty), every one of which the
+#: in-process reader answers: as asked, after prose or in fences, nested, re-keyed, clamped,
+#: flipped, with an unread criterion or a cut tail (the regex fallback).
+OFFICIAL_READ_OUTPUTS = [
+    '{"1": {"criteria_met": true, "prob_met": 0.9}, "2": {"criteria_met": false, "prob_met": 0.1}}',
+    'Here are the grades:\n```json\n{"1": {"criteria_met": true, "prob_met": 0.9}, "2": {"criteria_met": true, "prob_met": 0.7}}\n```',
+    '{"grades": {"r1": {"criteria_met": false, "prob_met": 0.2}, "item 2": {"criteria_met": false, "prob_met": 0}}}',
+    '{"1": {"criteria_met": true, "prob_met": 0.3}, "2": {"criteria_met": false, "prob_met": 1.4}}',
+    '{"1": {"criteria_met": true, "prob_met": "0.8"}, "2": {"criteria_met": "no", "prob_met": 0.2}}',
+    '{"1": {"criteria_met": true, "prob_met": 0.9}}',
+    '{"1": {"criteria_met": true, "prob_met": 0.9}, "2": {"criteria_met": fal',
+    '<think>Item 2 applies? No.</think>{"1": {"criteria_met": true, "prob_met": 0.9}, "2": {"criteria_met": false, "prob_met": 0.05}}',
+    "I cannot grade this response.",
+    "",
+]
+
+
+@pytest.mark.parametrize("output", OFFICIAL_READ_OUTPUTS)
+@pytest.mark.parametrize("aggregator", ["gear", "hard", "flat"])
+def test_each_official_output_reads_as_the_service_reads_it(server: EmbeddedServer, output: str, aggregator: str) -> None:
+    """Every listed output for an official GEAR row of two criteria (one a penalty): answered in
+    the worker, every field the service's, unread criteria counted against the response."""
+    rubrics = [{"id": "r1", "criterion": "Says 3.9 mmol/L is within the normal range.", "points": 5},
+               {"id": "r2", "criterion": "Recommends potassium supplements.", "points": -4}]
+    spec = {"format": "gear", "row": {"prompt": [{"role": "user", "content": "Is a potassium of 3.9 low?"}], "reward_model": {"rubrics": rubrics}}}
+    assert_read_alike(server, spec, [output], True, aggregator=aggregator)
+
+
 tally = {"in_process": 0, "declined": 0, "one_step": 0}
 
 

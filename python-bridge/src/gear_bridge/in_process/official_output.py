@@ -1,27 +1,72 @@
-"""The official GEAR batch judge's output (host ``gear``) read in-process where the reading is certain.
+"""The official GEAR batch judge's output (host ``gear``) read in-process as the service reads it.
 
-adapters/official-gear/judge-parse.ts reads one output per response, for every judged criterion:
-reasoning stripped, JSON candidates tried in the host's order, item keys "1", "01", "r1", "item 1"
-alike, a regex fallback, then ``criteria_met`` and ``prob_met`` clamped to [0, 1] and flipped when
-they contradict each other. Here only the output the official prompt asks for is read, the one no
-step after the first can read differently: plain ASCII JSON (no ``\\u`` escapes, no reasoning tags)
-whose object has exactly the keys "1".."n", each an object of plain values with a boolean
-``criteria_met`` and a number ``prob_met`` in [0, 1] that agrees with it (>= 0.5 when met, <= 0.5
-when not). Its judgments all read "ok", so no failure policy applies. Anything else (clamping,
-flipping, a missing key, text around the JSON, nesting) is left to the service: None.
+adapters/official-gear/judge-parse.ts reads one output per response, for every judged criterion,
+as the official parser (``_parse_batch_grading_response``) does, reasoning stripped first:
+- JSON candidates in the host's order (the stripped text, each fence body, the first balanced
+  braces, each then with ``parse_json_to_dict``'s retries: fence stripped, first "{" to last
+  "}"); the first whose value holds an object with item keys wins; keys "1", "01", "r1",
+  "item 1" all name item 1, searched in nested objects too;
+- no such JSON: the host's regex fallback reads each complete
+  ``"k": {"criteria_met": b, "prob_met": x}`` it finds;
+- ``criteria_met`` must be a boolean, ``prob_met`` a finite number (or what ``float()`` reads so),
+  clamped to [0, 1] and flipped to 1 - p when it contradicts the verdict.
+A criterion not read so is unread: it counts against the response (an unread penalty is applied)
+and is counted. The output the prompt asks for (plain JSON keyed "1".."n") is read first, without
+the search.
+
+Left to the service (None) is only what Python may read differently from it: Python's JSON reader
+where it differs from the service's (``json_reads_alike``), and keys or numeric strings with
+characters outside ASCII (Python's ``lower()`` and ``float()`` know more of Unicode than the
+service's readers follow).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, Sequence
 
-from .json_reading import keyed_items
+from .json_candidates import json_candidates
+from .json_reading import BEYOND, NOT_JSON, json_reads_alike, keyed_items, loads, skip_space, strip_reasoning
+from .numeric_keys import Uncertain, numeric_key, numeric_key_dict
 
 __all__ = ["read_batch_output"]
 
+#: The probabilities, verdicts (the failure policy applied to unread ones) and the unread count.
+BatchReading = tuple[list[float], list[bool], int]
 
-def read_batch_output(raw: str, count: int) -> tuple[list[float], list[bool]] | None:
-    """The probabilities and verdicts of ``count`` judged criteria, or None when the service must read the output."""
+
+def read_batch_output(raw: str, count: int, weights: Sequence[float]) -> BatchReading | None:
+    """The readings of ``count`` judged criteria (``weights`` theirs, whose signs decide what an
+    unread one counts as), or None when the service must read the output."""
+    asked = _as_asked(raw, count)
+    if asked is not None:
+        return asked
+    text = strip_reasoning(raw)
+    if not json_reads_alike(text):
+        return None
+    try:
+        outcomes = _outcomes(text, count)
+    except Uncertain:
+        return None
+    p: list[float] = []
+    met: list[bool] = []
+    unread = 0
+    for position in range(1, count + 1):
+        read = outcomes.get(position)
+        if read is None:
+            # Never credit: an unread penalty counts as applied, an unread criterion as not met.
+            unread += 1
+            penalty = weights[position - 1] < 0
+            p.append(1.0 if penalty else 0.0)
+            met.append(penalty)
+        else:
+            p.append(read[0])
+            met.append(read[1])
+    return p, met, unread
+
+
+def _as_asked(raw: str, count: int) -> BatchReading | None:
+    """The output the prompt asks for, every item read "ok" (nothing clamped or flipped), else None."""
     items = keyed_items(raw, count)
     if items is None:
         return None
@@ -33,7 +78,142 @@ def read_batch_output(raw: str, count: int) -> tuple[list[float], list[bool]] | 
         if type(verdict) is not bool or (type(prob) is not float and type(prob) is not int):
             return None
         if not 0 <= prob <= 1 or (prob < 0.5 if verdict else prob > 0.5):
-            return None  # clamped or flipped by the service
-        p.append(prob)
+            return None
+        p.append(prob + 0.0)  # the service clamps -0 to 0
         met.append(verdict)
+    return p, met, 0
+
+
+#: A position's reading: (p, met), or None where unread (a later readable one replaces it).
+_Outcomes = dict[int, "tuple[float, bool] | None"]
+
+
+def _outcomes(text: str, count: int) -> _Outcomes:
+    payload: dict[str, Any] | None = None
+    for candidate in json_candidates(text):
+        value = _load_candidate(candidate)
+        if value is NOT_JSON:
+            continue
+        payload = numeric_key_dict(value, count)
+        if payload is not None:
+            break
+    outcomes: _Outcomes = {}
+    if payload is None:
+        _scan_item_verdicts(text, count, outcomes)
+        return outcomes
+    for key, value in payload.items():
+        position = numeric_key(key, count)
+        if position is not None:
+            _record(outcomes, position, _verdict(value) if type(value) is dict else None)
+    return outcomes
+
+
+def _record(outcomes: _Outcomes, position: int, read: tuple[float, bool] | None) -> None:
+    """BatchOutcomes.record: a reading replaces anything before it; an unread one never replaces a reading."""
+    if read is not None or outcomes.get(position) is None:
+        outcomes[position] = read
+
+
+def _load_candidate(candidate: str) -> Any:
+    """json.loads, then the host's parse_json_to_dict retries: an outer fence stripped, then the
+    text from the first "{" to the last "}". NOT_JSON when none reads."""
+    for text in _candidate_texts(candidate):
+        value = loads(text)
+        if value is BEYOND:
+            raise Uncertain  # json_reads_alike keeps this from happening; never guessed at
+        if value is not NOT_JSON:
+            return value
+    return NOT_JSON
+
+
+def _candidate_texts(candidate: str) -> Any:
+    yield candidate
+    stripped = _without_outer_fence(candidate.strip())
+    yield stripped
+    first = stripped.find("{")
+    last = stripped.rfind("}")
+    if first >= 0 and last >= first:
+        yield stripped[first:last + 1]
+
+
+def _without_outer_fence(text: str) -> str:
+    """stripOuterFence(text, 'json-optional'): a leading ```json or ``` and a trailing ```, with the
+    whitespace inside them."""
+    if text.startswith("```json"):
+        text = text[skip_space(text, 7):]
+    elif text.startswith("```"):
+        text = text[skip_space(text, 3):]
+    if not text.endswith("```"):
+        return text
+    end = len(text) - 3
+    while end > 0 and text[end - 1].isspace():
+        end -= 1
+    return text[:end]
+
+
+def _verdict(fields: dict[str, Any]) -> tuple[float, bool] | None:
+    """_normalize_grading_result, except that a prob_met float() cannot read finitely is unread."""
+    met = fields.get("criteria_met")
+    if type(met) is not bool:
+        return None
+    prob = fields.get("prob_met")
+    x = _finite_float(prob)
+    return None if x is None else _probability_verdict(met, x)
+
+
+def _finite_float(value: Any) -> float | None:
+    """Python's float(value), where it is finite; None where it raises or is not."""
+    kind = type(value)
+    if kind is str:
+        if not value.isascii():
+            raise Uncertain  # float() reads Unicode digits the service's pyFloatOfString does not
+        try:
+            x = float(value)
+        except ValueError:
+            return None
+    elif kind is float or kind is bool:
+        x = float(value)
+    elif kind is int:
+        try:
+            x = float(value)
+        except OverflowError:
+            return None  # rounds past float64: the service's number is infinite
+    else:
+        return None  # missing, null, an object or a list
+    return x if x - x == 0 else None
+
+
+def _probability_verdict(met: bool, x: float) -> tuple[float, bool]:
+    """prob_met clamped to [0, 1], then read as 1 - p where it contradicts criteria_met."""
+    p = 0.0 if x <= 0 else 1.0 if x > 1 else x  # Math.max(0, Math.min(1, x)): -0 is 0
+    if (met and p < 0.5) or (not met and p > 0.5):
+        return 1 - p, met
     return p, met
+
+
+def _scan_item_verdicts(text: str, count: int, outcomes: _Outcomes) -> None:
+    """_parse_batch_response_regex: every ``"?k"?: {"criteria_met": true|false, "prob_met": x}`` in
+    the text (literals in any ASCII case), fields in that order, in finditer order."""
+    consumed = 0
+    for run in _DIGIT_RUN.finditer(text):
+        if run.start() < consumed:
+            continue
+        found = _ITEM_VERDICT.match(text, run.end())
+        if found is None:
+            continue
+        consumed = found.end()
+        digits = run.group()
+        position = int(digits) if len(digits) <= 15 else 0
+        if 1 <= position <= count:
+            _record(outcomes, position, _probability_verdict(found.group(1).lower() == "true", float(found.group(2))))
+
+
+# Python's whitespace (str.isspace), as the service's scan reads \s.
+_PY_WS = "[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*"
+_DIGIT_RUN = re.compile("[0-9]+")
+# Everything after "?(\d+) of the host's pattern; [0-9]*\.?[0-9]+ is read whole and greedy, as a
+# "}" must follow it. ASCII letters only fold, as in the service's scan.
+_ITEM_VERDICT = re.compile(
+    f'"?{_PY_WS}:{_PY_WS}\\{{{_PY_WS}"[cC][rR][iI][tT][eE][rR][iI][aA]_[mM][eE][tT]"{_PY_WS}:{_PY_WS}([tT][rR][uU][eE]|[fF][aA][lL][sS][eE])'
+    f'{_PY_WS},{_PY_WS}"[pP][rR][oO][bB]_[mM][eE][tT]"{_PY_WS}:{_PY_WS}([0-9]*\\.?[0-9]+){_PY_WS}\\}}'
+)

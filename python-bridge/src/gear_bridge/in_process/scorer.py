@@ -210,10 +210,10 @@ class InProcessScorer:
                      subitems: tuple[tuple[float, ...], ...] | None) -> dict[str, float | int] | None:
         weights = layout.weights
         if host == _BATCH_HOST:
-            read = read_batch_output(judgment[0], layout.size) if len(judgment) == 1 else None
+            read = read_batch_output(judgment[0], layout.size, weights) if len(judgment) == 1 else None
             if read is None:
                 return None
-            return self._aggregated(layout, plan, read[0], read[1], None, _official_flat_reward(weights, read[0]))
+            return self._aggregated(layout, plan, read[0], read[1], None, _official_flat_reward(weights, read[0]), read[2])
         if host in _SCORED_HOSTS:
             return self._scored_fields(layout, plan, judgment, subitems)
         rar = host == _RAR_HOST
