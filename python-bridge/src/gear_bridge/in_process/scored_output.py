@@ -4,18 +4,21 @@ adapters/scored/judge-parse.ts reads one output per request of up to 4 criteria 
 scored code does: reasoning stripped, JSON candidates in the host's order, item keys "1", "01",
 "r1", "item 1" alike (found nested too), values coerced (a bare number is the score, a boolean or
 a yes/no word a verdict, a numeric string its number), probability-like fields before the score,
-and the score clamped to 1..10; p = score / 10, met = p >= 0.7. Here only the output its prompt
-asks for is read, the one no step after the first can read differently: plain ASCII JSON (no
-``\\u`` escapes, no reasoning tags) whose object has exactly the keys "1".."k", each an object with
-a number ``score`` in [1, 10] and none of the fields read before it (``normalized_score``,
-``prob_met``, ``probability``, ``prob``, ``p``, ``criteria_met``), nothing nested deeper. Its
-judgments all read "ok", so no failure policy applies. Anything else goes to the service: None.
+and the score clamped to 1..10; p = score / 10, met = p >= 0.7. Here the items the prompt asks
+for are read: exactly the keys "1".."k", each an object with a number ``score`` in [1, 10] and
+none of the fields read before it (``normalized_score``, ``prob_met``, ``probability``, ``prob``,
+``p``, ``criteria_met``). They are found as the service finds them: the whole output as asked
+(``keyed_items``), else the service's search (:func:`_found_items`: prose around the JSON, fences,
+the object nested under another key, a list of the items). Their judgments all read "ok", so no
+failure policy applies. Anything else (a cut output the service repairs or scans, clamping,
+coercion, a missing item) goes to the service: None.
 
 PLawBench (its default ``pi_mode`` prob) splits each criterion into its "(+N分)" subitems
 (:func:`subitem_points`, the host's ``_extract_point_subitems``) and asks a probability per
 subitem: p = clamp(sum(probability x points) / max, 0, 1) with max the criterion's points. Read
-here only as its prompt asks: keys "1".."k", each exactly ``{"subitems": {...}}`` with exactly the
-keys "1".."m" of its m subitems, each exactly ``{"prob_met": x}`` with x a number in [0, 1].
+here only as its prompt asks (its items found as above): keys "1".."k", each exactly
+``{"subitems": {...}}`` with exactly the keys "1".."m" of its m subitems, each exactly
+``{"prob_met": x}`` with x a number in [0, 1].
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from .json_reading import keyed_items
+from .json_candidates import scored_candidates
+from .json_reading import BEYOND, NOT_JSON, json_reads_alike, keyed_items, loads, strip_reasoning
+from .numeric_keys import Uncertain, numeric_key_dict, top_level_list
 
 __all__ = ["read_scored_output", "read_subitem_output", "subitem_points", "SCORED_CHUNK", "SCORED_THRESHOLD"]
 
@@ -39,7 +44,7 @@ _READ_BEFORE_SCORE = ("normalized_score", "prob_met", "probability", "prob", "p"
 def read_scored_output(raw: str, count: int) -> tuple[list[float], list[bool]] | None:
     """The probabilities and verdicts of the ``count`` criteria of one request, or None when the
     service must read the output."""
-    items = keyed_items(raw, count) if 1 <= count <= SCORED_CHUNK else None
+    items = (keyed_items(raw, count) or _found_items(raw, count)) if 1 <= count <= SCORED_CHUNK else None
     if items is None:
         return None
     p: list[float] = []
@@ -55,6 +60,44 @@ def read_scored_output(raw: str, count: int) -> tuple[list[float], list[bool]] |
         p.append(x)
         met.append(x >= SCORED_THRESHOLD)
     return p, met
+
+
+def _found_items(raw: str, count: int) -> list[dict[str, Any]] | None:
+    """The items of the payload the service finds in an output it must search (prose around the
+    JSON, a fence, a list, the object nested under another key), when that payload is the one the
+    prompt asks for: exactly the keys "1".."count", each an object. Searched as the service
+    searches: reasoning stripped, the scored parser's candidates in order, the first JSON value
+    holding an object with item keys (or a list) taken. None where no candidate before the last
+    (closers appended to a cut tail) holds one (the regex fallbacks and that candidate are the
+    service's), or where Python may read a key differently (outside ASCII)."""
+    text = strip_reasoning(raw)
+    if not json_reads_alike(text):
+        return None
+    payload: dict[str, Any] | None = None
+    try:
+        for candidate in scored_candidates(text):
+            value = loads(candidate)
+            if value is BEYOND:
+                return None  # json_reads_alike keeps this from happening; never guessed at
+            if value is NOT_JSON:
+                continue
+            payload = numeric_key_dict(value, count)
+            if payload is None:
+                payload = top_level_list(value, count)
+            if payload is not None:
+                break
+    except Uncertain:
+        return None
+    if payload is None or len(payload) != count:
+        return None
+    items = [payload.get(key) for key in _ITEM_KEYS[:count]]
+    for item in items:
+        if type(item) is not dict:
+            return None
+    return items  # type: ignore[return-value]  # every item checked to be a dict
+
+
+_ITEM_KEYS = ("1", "2", "3", "4")  # SCORED_CHUNK's keys
 
 
 # Python's whitespace (str.isspace), as the host's pattern reads \s and as adapters/scored/subitems.ts writes it out.
@@ -78,7 +121,7 @@ def read_subitem_output(raw: str, subitems: Sequence[Sequence[float]], maxima: S
     """The probabilities and verdicts of one PLawBench request's criteria (their subitems' points
     and their maxima, in request order), or None when the service must read the output."""
     count = len(subitems)
-    items = keyed_items(raw, count, nested=True) if 1 <= count <= SCORED_CHUNK else None
+    items = (keyed_items(raw, count, nested=True) or _found_items(raw, count)) if 1 <= count <= SCORED_CHUNK else None
     if items is None:
         return None
     p: list[float] = []
