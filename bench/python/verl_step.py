@@ -110,12 +110,16 @@ def flat_score(extra_info: Any) -> Dict[str, float]:
         weights = [float(r["points"]) for r in rubrics]
         p = []
         for output in judgments:
-            graded = json.loads(answer(output))
-            for k in range(len(graded)):
-                item, w = rubrics[len(p)], weights[len(p)]
-                found = [float(x) for x in _PLAWBENCH_MARKER.findall(item["criterion"])] or [w]
-                answers = graded[str(k + 1)]["subitems"]
-                p.append(min(1.0, sum(answers[str(j + 1)]["prob_met"] * x for j, x in enumerate(found)) / w))
+            start = len(p)
+            try:
+                graded = json.loads(answer(output))
+                for k in range(len(graded)):
+                    item, w = rubrics[len(p)], weights[len(p)]
+                    found = [float(x) for x in _PLAWBENCH_MARKER.findall(item["criterion"])] or [w]
+                    answers = graded[str(k + 1)]["subitems"]
+                    p.append(min(1.0, sum(answers[str(j + 1)]["prob_met"] * x for j, x in enumerate(found)) / w))
+            except (ValueError, KeyError, TypeError):
+                p[start:] = [0.0] * min(4, len(rubrics) - start)
     elif spec["format"] == "rar-explicit":  # RaR-Explicit: categorical weights, one {"satisfied": bool} per item
         weights = [_RAR_WEIGHTS[item["description"].split(" Criteria:", 1)[0].strip()] for item in spec["row"]["rubric"]]
         p = []

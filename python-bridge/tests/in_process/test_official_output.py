@@ -62,6 +62,7 @@ VALUES = [
     '{"criteria_met": true, "prob_met": 0.5}', '{"criteria_met": false, "prob_met": 0.5}', '{"criteria_met": true, "prob_met": "inf"}',
     '{"explanation": "a {b} c", "criteria_met": true, "prob_met": 0.7}', '{"explanation": "uses { once", "criteria_met": true, "prob_met": 0.6}', '{"explanation": "\\"q\\"", "criteria_met": false, "prob_met": 0.3}',
     '{"criteria_met": true, "prob_met": 9' + "0" * 400 + '}', "true", "0.9", "[true, 0.9]", "null",
+    *('{"criteria_met": true, "prob_met": "%s"}' % s for s in ["\\u001c0.75", "+.6e0", "1__0", "0x1", "6_0e-2", "-inf", "nan", "0.7 5", "\\t.9\\n"]),
 ]
 
 
@@ -167,4 +168,6 @@ def test_what_python_reads_differently_is_left_to_the_service() -> None:
     weights = [1.0]
     assert read_batch_output('{"\u0131tem 1": {"criteria_met": true, "prob_met": 0.9}}', 1, weights) is None  # a key outside ASCII
     assert read_batch_output('{"1": {"criteria_met": true, "prob_met": "\u0660.9"}}', 1, weights) is None  # an Arabic-Indic digit
+    # float() strips \x1c-\x1f only from texts with characters outside ASCII; the service always does
+    assert read_batch_output('{"1": {"criteria_met": true, "prob_met": "\\u001c0.9"}}', 1, weights) is None
     assert read_batch_output("[" * 600 + '{"1": {"criteria_met": true, "prob_met": 0.9}}' + "]" * 600, 1, weights) is None  # past the service's 512 levels

@@ -23,7 +23,7 @@ service's readers follow).
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from .json_candidates import json_candidates
 from .json_reading import BEYOND, NOT_JSON, json_reads_alike, keyed_items, loads, skip_space, strip_reasoning
@@ -126,7 +126,7 @@ def _load_candidate(candidate: str) -> Any:
     return NOT_JSON
 
 
-def _candidate_texts(candidate: str) -> Any:
+def _candidate_texts(candidate: str) -> Iterator[str]:
     yield candidate
     stripped = _without_outer_fence(candidate.strip())
     yield stripped
@@ -165,8 +165,10 @@ def _finite_float(value: Any) -> float | None:
     """Python's float(value), where it is finite; None where it raises or is not."""
     kind = type(value)
     if kind is str:
-        if not value.isascii():
-            raise Uncertain  # float() reads Unicode digits the service's pyFloatOfString does not
+        if not value.isascii() or _SEPARATORS.search(value) is not None:
+            # float() reads Unicode digits the service's pyFloatOfString does not, and strips the
+            # separators \x1c-\x1f only from a text with characters outside ASCII; the service always.
+            raise Uncertain
         try:
             x = float(value)
         except ValueError:
@@ -211,6 +213,7 @@ def _scan_item_verdicts(text: str, count: int, outcomes: _Outcomes) -> None:
 # Python's whitespace (str.isspace), as the service's scan reads \s.
 _PY_WS = "[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*"
 _DIGIT_RUN = re.compile("[0-9]+")
+_SEPARATORS = re.compile("[\x1c-\x1f]")
 # Everything after "?(\d+) of the host's pattern; [0-9]*\.?[0-9]+ is read whole and greedy, as a
 # "}" must follow it. ASCII letters only fold, as in the service's scan.
 _ITEM_VERDICT = re.compile(
