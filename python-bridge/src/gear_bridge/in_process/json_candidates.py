@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .json_reading import skip_space
 
-__all__ = ["json_candidates", "scored_candidates", "fenced_blocks", "first_balanced_braces"]
+__all__ = ["json_candidates", "scored_candidates", "fenced_blocks", "first_balanced_braces", "first_balanced_object"]
 
 
 def json_candidates(text: str) -> list[str]:
@@ -67,4 +67,32 @@ def first_balanced_braces(text: str) -> str | None:
             depth -= 1
             if depth == 0:
                 return text[first:at + 1]
+    return None
+
+
+def first_balanced_object(text: str) -> str | None:
+    """firstBalancedObject: the first ``{...}`` whose braces balance outside JSON strings, or None
+    (gear's own reading for formats without a host parser: RaR-Explicit)."""
+    first = text.find("{")
+    if first < 0:
+        return None
+    depth = 0
+    in_string = False
+    at = first
+    while at < len(text):
+        ch = text[at]
+        if in_string:
+            if ch == "\\":
+                at += 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return text[first:at + 1]
+        at += 1
     return None

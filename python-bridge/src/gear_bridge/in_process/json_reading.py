@@ -8,7 +8,7 @@ import json
 import re
 from typing import Any, Final
 
-__all__ = ["UNREAD", "NOT_JSON", "BEYOND", "strip_reasoning", "has_reasoning_tags", "first_reading", "keyed_items", "json_reads_alike", "loads",
+__all__ = ["UNREAD", "NOT_JSON", "BEYOND", "strip_reasoning", "has_reasoning_tags", "first_reading", "keyed_items", "items_of", "json_reads_alike", "loads",
            "skip_space"]
 
 #: An output that holds no verdict the host could read (it counts against the response).
@@ -137,9 +137,14 @@ def keyed_items(raw: str, count: int, nested: bool = False) -> list[dict[str, An
         value = _FINITE_DECODER.decode(raw)
     except (ValueError, RecursionError):
         return None
-    if type(value) is not dict or len(value) != count:
+    return items_of(value, count)
+
+
+def items_of(payload: Any, count: int) -> list[dict[str, Any]] | None:
+    """The items of a payload with exactly the keys "1".."count", each an object, in key order; else None."""
+    if type(payload) is not dict or len(payload) != count or count > len(_ITEM_KEYS):
         return None
-    items = [value.get(key) for key in _ITEM_KEYS[:count]]
+    items = [payload.get(key) for key in _ITEM_KEYS[:count]]
     for item in items:
         if type(item) is not dict:
             return None

@@ -15,13 +15,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .json_reading import BEYOND, NOT_JSON, UNREAD, first_reading, loads, skip_space
+from .json_candidates import fenced_blocks, first_balanced_object
+from .json_reading import BEYOND, NOT_JSON, UNREAD, first_reading, loads
 
 __all__ = ["read_satisfied"]
 
 _WS = "[ \t\n\r]*"
 _CLEAN = re.compile(rf"{_WS}(?:```json{_WS})?\{{{_WS}\"satisfied\"{_WS}:{_WS}(true|false){_WS}\}}{_WS}(?:```)?{_WS}")
-_FENCE = "```"
 
 
 def read_satisfied(raw: str | None) -> bool | str | None:
@@ -43,8 +43,8 @@ def read_satisfied(raw: str | None) -> bool | str | None:
         return None
     if whole is not NOT_JSON:
         return _verdict(whole, repeated[0]) if type(whole) is dict else UNREAD  # JSON of another shape: not searched inside
-    balanced = _first_object_outside_strings(text)
-    for candidate in [*_fenced_blocks(text), *([] if balanced is None else [balanced])]:
+    balanced = first_balanced_object(text)
+    for candidate in [*fenced_blocks(text), *([] if balanced is None else [balanced])]:
         value = loads(candidate, pairs_hook)
         if value is BEYOND:
             return None
@@ -56,50 +56,3 @@ def read_satisfied(raw: str | None) -> bool | str | None:
 def _verdict(fields: dict[str, Any], repeated: bool) -> bool | str:
     satisfied = fields.get("satisfied")
     return satisfied if type(satisfied) is bool and not repeated else UNREAD  # repeated, missing or not a boolean: unread
-
-
-def _fenced_blocks(text: str) -> list[str]:
-    """re.findall(r"```(?:json)?\\s*(.*?)\\s*```", text, DOTALL | IGNORECASE), each stripped: an
-    opening fence, an optional "json" in any case, everything up to the next fence."""
-    blocks: list[str] = []
-    start_from = 0
-    while True:
-        opening = text.find(_FENCE, start_from)
-        if opening < 0:
-            return blocks
-        start = opening + 3
-        if text[start:start + 4].lower() == "json":
-            start += 4
-        start = skip_space(text, start)
-        closing = text.find(_FENCE, start)
-        if closing < 0:
-            return blocks
-        blocks.append(text[start:closing].strip())
-        start_from = closing + 3
-
-
-def _first_object_outside_strings(text: str) -> str | None:
-    """The first ``{...}`` whose braces balance outside JSON strings, or None."""
-    first = text.find("{")
-    if first < 0:
-        return None
-    depth = 0
-    in_string = False
-    at = first
-    while at < len(text):
-        ch = text[at]
-        if in_string:
-            if ch == "\\":
-                at += 1
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return text[first:at + 1]
-        at += 1
-    return None

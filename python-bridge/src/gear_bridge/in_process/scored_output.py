@@ -27,7 +27,7 @@ import re
 from typing import Any, Sequence
 
 from .json_candidates import scored_candidates
-from .json_reading import BEYOND, NOT_JSON, json_reads_alike, keyed_items, loads, strip_reasoning
+from .json_reading import BEYOND, NOT_JSON, items_of, json_reads_alike, keyed_items, loads, strip_reasoning
 from .numeric_keys import Uncertain, numeric_key_dict, top_level_list
 
 __all__ = ["read_scored_output", "read_subitem_output", "subitem_points", "SCORED_CHUNK", "SCORED_THRESHOLD"]
@@ -88,16 +88,7 @@ def _found_items(raw: str, count: int) -> list[dict[str, Any]] | None:
                 break
     except Uncertain:
         return None
-    if payload is None or len(payload) != count:
-        return None
-    items = [payload.get(key) for key in _ITEM_KEYS[:count]]
-    for item in items:
-        if type(item) is not dict:
-            return None
-    return items  # type: ignore[return-value]  # every item checked to be a dict
-
-
-_ITEM_KEYS = ("1", "2", "3", "4")  # SCORED_CHUNK's keys
+    return items_of(payload, count)
 
 
 # Python's whitespace (str.isspace), as the host's pattern reads \s and as adapters/scored/subitems.ts writes it out.
