@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .json_candidates import without_outer_fence
 from .json_reading import BEYOND, NOT_JSON, UNREAD, first_reading, loads, skip_space
 
 __all__ = ["UNREAD", "read_verdict"]
@@ -36,7 +37,7 @@ def read_verdict(raw: str | None) -> bool | str | None:
     answer, text = first_reading(raw, _CLEAN)
     if text is None:
         return answer
-    whole = loads(_without_outer_fence(text.strip()))
+    whole = loads(without_outer_fence(text.strip(), json_optional=False))
     if whole is BEYOND:
         return None
     if whole is not NOT_JSON:
@@ -55,15 +56,6 @@ def read_verdict(raw: str | None) -> bool | str | None:
 def _verdict_of(fields: dict[str, Any]) -> bool | str:
     met = fields.get("criteria_met")
     return met if type(met) is bool else UNREAD  # missing or not a boolean: unread
-
-
-def _without_outer_fence(text: str) -> str:
-    """stripOuterFence(text, 'json-required'): a leading ```json and a trailing ```, with the
-    whitespace inside them."""
-    rest = text[7:].lstrip() if text.startswith("```json") else text
-    if not rest.endswith("```"):
-        return rest
-    return rest[:-3].rstrip()
 
 
 def _first_balanced_object(text: str) -> str | None:

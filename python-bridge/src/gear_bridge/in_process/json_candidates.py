@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .json_reading import skip_space
 
-__all__ = ["json_candidates", "scored_candidates", "fenced_blocks", "first_balanced_braces", "first_balanced_object"]
+__all__ = ["json_candidates", "scored_candidates", "fenced_blocks", "first_balanced_braces", "first_balanced_object", "without_outer_fence"]
 
 
 def json_candidates(text: str) -> list[str]:
@@ -96,3 +96,14 @@ def first_balanced_object(text: str) -> str | None:
                 return text[first:at + 1]
         at += 1
     return None
+
+
+def without_outer_fence(text: str, json_optional: bool) -> str:
+    """stripOuterFence: a leading ```json (RuscaRL's parse_json_to_dict) or, where
+    ``json_optional``, a bare ``` too (the official GEAR one), and a trailing ```, with the
+    whitespace inside them."""
+    if text.startswith("```json"):
+        text = text[7:].lstrip()
+    elif json_optional and text.startswith("```"):
+        text = text[3:].lstrip()
+    return text[:-3].rstrip() if text.endswith("```") else text

@@ -8,7 +8,7 @@ import json
 import re
 from typing import Any, Final
 
-__all__ = ["UNREAD", "NOT_JSON", "BEYOND", "strip_reasoning", "has_reasoning_tags", "first_reading", "keyed_items", "items_of", "json_reads_alike", "loads",
+__all__ = ["PY_SPACE", "UNREAD", "NOT_JSON", "BEYOND", "strip_reasoning", "has_reasoning_tags", "first_reading", "keyed_items", "items_of", "json_reads_alike", "loads",
            "skip_space"]
 
 #: An output that holds no verdict the host could read (it counts against the response).
@@ -21,6 +21,10 @@ _THINK = re.compile(r"<(/?)think>", re.IGNORECASE)
 # IGNORECASE would also take the Kelvin sign and the dotless i.
 _TAG = re.compile(r"<(/?)[tT][hH][iI][nN][kK]>")
 
+
+#: Python's whitespace (str.isspace; what \\s matches in a str pattern) as a regex class: the
+#: service's PY_WHITESPACE_CLASS (adapters/judge-output/python-text.ts).
+PY_SPACE: Final = "[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
 
 #: :func:`loads`' answer for a text that is not JSON.
 NOT_JSON: Final = object()

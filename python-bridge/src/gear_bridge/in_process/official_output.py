@@ -25,8 +25,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator, Sequence
 
-from .json_candidates import json_candidates
-from .json_reading import BEYOND, NOT_JSON, json_reads_alike, keyed_items, loads, skip_space, strip_reasoning
+from .json_candidates import json_candidates, without_outer_fence
+from .json_reading import BEYOND, NOT_JSON, PY_SPACE, json_reads_alike, keyed_items, loads, strip_reasoning
 from .numeric_keys import Uncertain, numeric_key, numeric_key_dict
 
 __all__ = ["read_batch_output"]
@@ -128,27 +128,12 @@ def _load_candidate(candidate: str) -> Any:
 
 def _candidate_texts(candidate: str) -> Iterator[str]:
     yield candidate
-    stripped = _without_outer_fence(candidate.strip())
+    stripped = without_outer_fence(candidate.strip(), json_optional=True)
     yield stripped
     first = stripped.find("{")
     last = stripped.rfind("}")
     if first >= 0 and last >= first:
         yield stripped[first:last + 1]
-
-
-def _without_outer_fence(text: str) -> str:
-    """stripOuterFence(text, 'json-optional'): a leading ```json or ``` and a trailing ```, with the
-    whitespace inside them."""
-    if text.startswith("```json"):
-        text = text[skip_space(text, 7):]
-    elif text.startswith("```"):
-        text = text[skip_space(text, 3):]
-    if not text.endswith("```"):
-        return text
-    end = len(text) - 3
-    while end > 0 and text[end - 1].isspace():
-        end -= 1
-    return text[:end]
 
 
 def _verdict(fields: dict[str, Any]) -> tuple[float, bool] | None:
@@ -210,8 +195,7 @@ def _scan_item_verdicts(text: str, count: int, outcomes: _Outcomes) -> None:
             _record(outcomes, position, _probability_verdict(found.group(1).lower() == "true", float(found.group(2))))
 
 
-# Python's whitespace (str.isspace), as the service's scan reads \s.
-_PY_WS = "[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*"
+_PY_WS = PY_SPACE + "*"  # \s as the service's scan reads it
 _DIGIT_RUN = re.compile("[0-9]+")
 _SEPARATORS = re.compile("[\x1c-\x1f]")
 # Everything after "?(\d+) of the host's pattern; [0-9]*\.?[0-9]+ is read whole and greedy, as a

@@ -27,7 +27,7 @@ import re
 from typing import Any, Sequence
 
 from .json_candidates import scored_candidates
-from .json_reading import BEYOND, NOT_JSON, items_of, json_reads_alike, keyed_items, loads, strip_reasoning
+from .json_reading import BEYOND, NOT_JSON, PY_SPACE, items_of, json_reads_alike, keyed_items, loads, strip_reasoning
 from .numeric_keys import Uncertain, numeric_key_dict, top_level_list
 
 __all__ = ["read_scored_output", "read_subitem_output", "subitem_points", "SCORED_CHUNK", "SCORED_THRESHOLD"]
@@ -91,9 +91,8 @@ def _found_items(raw: str, count: int) -> list[dict[str, Any]] | None:
     return items_of(payload, count)
 
 
-# Python's whitespace (str.isspace), as the host's pattern reads \s and as adapters/scored/subitems.ts writes it out.
-_PY_WS = "[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
-_MARKER = re.compile(f"[(\uff08]{_PY_WS}*\\+{_PY_WS}*([0-9]+(?:\\.[0-9]+)?){_PY_WS}*(?:\u5206{_PY_WS}*)?[)\uff09]")
+# The host's \s is Python's whitespace, as adapters/scored/subitems.ts writes it out.
+_MARKER = re.compile(f"[(\uff08]{PY_SPACE}*\\+{PY_SPACE}*([0-9]+(?:\\.[0-9]+)?){PY_SPACE}*(?:\u5206{PY_SPACE}*)?[)\uff09]")
 
 
 def subitem_points(criterion: str, max_points: float) -> tuple[float, ...]:
