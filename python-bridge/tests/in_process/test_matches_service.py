@@ -215,7 +215,7 @@ def subitem_output(draw: Any, subitems: List[int]) -> str:
                                st.sampled_from([1.5, -0.1, True, "0.9", None, float("nan")]), 100))
             answers[str(j + 1)] = draw(rarely(st.just({"prob_met": prob}), st.sampled_from([prob, {"probability": prob}, {"prob_met": prob, "why": "x"}]), 100))
         items[str(k + 1)] = {"subitems": answers}
-    odd = draw(rarely(st.none(), st.sampled_from(["drop", "extra", "list", "fence", "think", "text", "escape", "repeat", "criteria_met"]), 8))
+    odd = draw(rarely(st.none(), st.sampled_from(["drop", "extra", "list", "fence", "think", "text", "escape", "repeat", "criteria_met", "cut"]), 8))
     if odd == "drop" and items and items["1"]["subitems"]:
         items["1"]["subitems"].pop(str(len(items["1"]["subitems"])))
     elif odd == "extra" and items:
@@ -246,7 +246,7 @@ def scored_output(draw: Any, count: int) -> str:
         if draw(st.integers(0, 29)) == 15:
             item[draw(st.sampled_from(["prob_met", "criteria_met", "p", "awarded_points"]))] = draw(st.sampled_from([0.2, True, 3]))
         items[str(k + 1)] = item
-    odd = draw(rarely(st.none(), st.sampled_from(["key", "drop", "fence", "think", "text", "list", "bare", "nested", "repeat", "escape"]), 8))
+    odd = draw(rarely(st.none(), st.sampled_from(["key", "drop", "fence", "think", "text", "list", "bare", "nested", "repeat", "escape", "cut"]), 8))
     if odd == "key" and items:
         items = {("item " + key if key == "1" else key): value for key, value in items.items()}
     elif odd == "drop" and items:
@@ -321,7 +321,8 @@ def verdict(draw: Any) -> Dict[str, Any]:
 def keyed_output_text(items: Dict[str, Any], odd: Optional[str], think: str, lead: str, repeated: str) -> str:
     """A batch output keyed "1".."k" as JSON text, in one of the odd forms a judge writes: in a
     fence, after a reasoning draft (``think``), after text (``lead``), as a list, with ``\\u``
-    escapes, or with key "1" repeated (``repeated``: the last value, which both sides read)."""
+    escapes, with key "1" repeated (``repeated``: the last value, which both sides read), or cut
+    to its first 80% (a judge's token limit)."""
     text = json.dumps(items, ensure_ascii=odd != "escape")
     if odd == "fence":
         text = f"```json\n{text}\n```"
@@ -335,6 +336,8 @@ def keyed_output_text(items: Dict[str, Any], odd: Optional[str], think: str, lea
         text = text.replace("ok", "\\u006fk")
     elif odd == "repeat" and items:
         text = text[:-1] + ', "1": ' + repeated + "}"
+    elif odd == "cut":
+        text = text[:len(text) * 4 // 5]
     return text
 
 
@@ -342,7 +345,7 @@ def keyed_output_text(items: Dict[str, Any], odd: Optional[str], think: str, lea
 def official_outputs(draw: Any, count: int) -> str:
     """The official batch judge's output for ``count`` criteria: mostly the JSON the prompt asks for."""
     items = {str(k + 1): verdict(draw) for k in range(count)}
-    odd = draw(rarely(st.none(), st.sampled_from(["key", "extra", "fence", "think", "text", "nested", "list", "drop", "nan", "escape", "repeat", "brace"]), 8))
+    odd = draw(rarely(st.none(), st.sampled_from(["key", "extra", "fence", "think", "text", "nested", "list", "drop", "nan", "escape", "repeat", "brace", "cut"]), 8))
     if odd == "key" and items:
         items = {("0" + key if key == "1" else key): value for key, value in items.items()}
     elif odd == "extra":
@@ -473,11 +476,13 @@ def test_each_rar_output_reads_as_the_service_reads_it(server: EmbeddedServer, o
     assert_read_alike(server, spec, [output, SATISFIED % "true"], output in RAR_READ_OUTPUTS)
 
 
-#: PLawBench outputs for two criteria of 2 and 1 subitems: the ones the in-process reader must answer, then odd ones.
+#: PLawBench outputs for two criteria of 2 and 1 subitems, every one of which the in-process reader
+#: answers: as asked, then coerced, clamped, partial, re-keyed, cut (the closers' candidate), or
+#: read by the regex fallback; then one it leaves to the service (a number outside ASCII).
 SUBITEM_READ_OUTPUTS = ['{"1": {"subitems": {"1": {"prob_met": 0.95}, "2": {"prob_met": 0.1}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
                         '{"2": {"subitems": {"1": {"prob_met": 1}}}, "1": {"subitems": {"2": {"prob_met": 0}, "1": {"prob_met": 1.0}}}}',
                         '```json\n{"1": {"subitems": {"1": {"prob_met": 0.95}, "2": {"prob_met": 0.1}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}\n```']
-SUBITEM_ODD_OUTPUTS = [
+SUBITEM_READ_OUTPUTS += [
     '{"1": {"subitems": {"1": 0.95, "2": 0.1}}, "2": {"subitems": {"1": 0.8}}}',
     '{"1": {"subitems": {"1": {"prob_met": 0.95}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
     '{"1": {"subitems": {"1": {"prob_met": 0.95}, "2": {"prob_met": 0.1}, "3": {"prob_met": 1}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
@@ -494,10 +499,13 @@ SUBITEM_ODD_OUTPUTS = [
     '{"1": {"subitems": {"1": {"prob_met": 0.95}, "2": {"prob_met": 0.1}, "1": {"prob_met": 0.2}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
     '{"1": {"score": 7}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}', '{"1": {"awarded_points": 3}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
     '{"1": {"subitems": {"1": {"prob_met": "0.95"}, "2": {"prob_met": 0.1}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
+    'Item 1: "1": {"subitems": {"1": {"prob_met": 0.9}, "2": {"prob_met": 0.4}} and item 2: "2": {"subitems": {"1": {"prob_met": 1}}',
+    '{"1": {"subitems": {"1": {"prob_met": 0.95}, "2": {"prob_met": 0.1}}}, "2": {"subitems": {"1": {"prob_met": 0.',
 ]
+SUBITEM_LEFT_OUTPUTS = ['{"1": {"subitems": {"1": {"prob_met": "\u0660.9"}, "2": {"prob_met": 0.1}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}']
 
 
-@pytest.mark.parametrize("output", [*SUBITEM_READ_OUTPUTS, *SUBITEM_ODD_OUTPUTS])
+@pytest.mark.parametrize("output", [*SUBITEM_READ_OUTPUTS, *SUBITEM_LEFT_OUTPUTS])
 def test_each_plawbench_output_reads_as_the_service_reads_it(server: EmbeddedServer, output: str) -> None:
     """Every listed output for a PLawBench row of two criteria ("(+N分)" subitems: 4 + 6 points,
     and none, so the whole criterion's 3): the in-process answer, when it gives one, is the service's."""
@@ -507,25 +515,29 @@ def test_each_plawbench_output_reads_as_the_service_reads_it(server: EmbeddedSer
     assert_read_alike(server, spec, [output], output in SUBITEM_READ_OUTPUTS, aggregator="hard")
 
 
-#: WritingBench outputs for two criteria: the ones the in-process reader must answer, then odd ones.
+#: WritingBench outputs for two criteria, every one of which the in-process reader answers: as asked,
+#: found as the service finds them, then coerced, clamped, re-keyed, cut (the closers' candidate),
+#: read by the regex fallback or not at all; then ones it leaves to the service (outside ASCII).
 SCORED_READ_OUTPUTS = ['{"1": {"score": 7}, "2": {"score": 3}}', '{"1": {"reason": "ok", "score": 6.5}, "2": {"score": 10, "note": null}}',
                        ' {"2": {"score": 1}, "1": {"score": 10.0}}\n', '{"1": {"score": 6.999999999999999}, "2": {"score": 7}}',
                        # found as the service finds them: in a fence, after prose or reasoning, nested, as a list
                        '```json\n{"1": {"score": 7}, "2": {"score": 3}}\n```', 'Scores: {"1": {"score": 7}, "2": {"score": 3}}', '[{"score": 7}, {"score": 3}]',
                        '<think>{"1": {"score": 1}}</think>{"1": {"score": 7}, "2": {"score": 3}}', '{"result": {"1": {"score": 7}, "2": {"score": 3}}}',
                        '{"1": {"score": 7, "why": "a {b}"}, "2": {"score": 3}}', '\u3000{"1": {"score": 7}, "2": {"score": 3}}']
-SCORED_ODD_OUTPUTS = [
+SCORED_READ_OUTPUTS += [
     '{"1": {"score": 7, "prob_met": 0.2}, "2": {"score": 3}}', '{"1": {"score": 7, "criteria_met": false}, "2": {"score": 3}}',
     '{"1": {"score": 7, "p": 1}, "2": {"score": 3}}', '{"1": {"score": 7, "probability": 0.1}, "2": {"score": 3}}',
     '{"1": {"score": 7, "prob": 0.1}, "2": {"score": 3}}', '{"1": {"score": 7, "normalized_score": 0.3}, "2": {"score": 3}}',
     '{"1": {"awarded_points": 4, "score": 7}, "2": {"score": 3}}', '{"1": {"score": 0}, "2": {"score": 11}}', '{"1": {"score": "8"}, "2": {"score": 3}}',
     '{"1": 7, "2": {"score": 3}}', '{"1": true, "2": {"score": 3}}', '{"1": {"score": 7}}', '{"1": {"score": 7}, "2": {"score": 3}, "3": {"score": 1}}',
     '{"01": {"score": 7}, "2": {"score": 3}}', '{"1": {"score": 7}, "2": {"score": 3}, "1": {"score": 2}}', '{"1": {"score": NaN}, "2": {"score": 3}}',
-    '{"1": {"score": 7}, "2": {"score": 3}', '',
+    '{"1": {"score": 7}, "2": {"score": 3}', '', '{"1": {"score": 7}, "2": {"score": 3', 'Scores: "1": {"score": 8} and "2": {"SCORE": 4}',
+    '{"1": "yes", "2": "\u5426"}', '{"1": {"score": " 7 "}, "2": {"score": "1_0"}}', '{"1": {"score": 7}, "2": {"score": -2}}', "I cannot grade this.",
 ]
+SCORED_LEFT_OUTPUTS = ['{"1": {"score": "\u0667"}, "2": {"score": 3}}', '{"\u0131tem 1": {"score": 7}, "2": {"score": 3}}']
 
 
-@pytest.mark.parametrize("output", [*SCORED_READ_OUTPUTS, *SCORED_ODD_OUTPUTS])
+@pytest.mark.parametrize("output", [*SCORED_READ_OUTPUTS, *SCORED_LEFT_OUTPUTS])
 def test_each_writingbench_output_reads_as_the_service_reads_it(server: EmbeddedServer, output: str) -> None:
     """Every listed output for a WritingBench row of two criteria (one a penalty): the in-process
     answer, when it gives one, is the service's."""

@@ -1,69 +1,94 @@
 """The worker's reading of WritingBench and PLawBench outputs against the service's
-(adapters/scored/judge-parse.ts, the built dist run by node): where the worker answers, the service
-read every criterion, with the same p and verdict.
+(adapters/scored/judge-parse.ts and the pessimistic failure policy, the built dist run by node):
+the same p, verdict and unread count for every criterion of every output, the worker answering all
+but what Python may read differently.
 
 Outputs are built from the places a judge puts the JSON the prompt asks for and the ones the
 service's search turns on: prose around it, fences with and without "json", the object nested under
 another key or beside another, a list of the items, a cut tail (the service's last candidate and
-regex fallbacks, which the worker leaves to it), reasoning blocks, and items keyed or valued otherwise.
+regex fallbacks), reasoning blocks; and from the values it coerces: bare numbers, booleans, yes/no
+words, numeric strings, probability-like fields, verdicts, subitems as lists or under other keys,
+values clamped, missing or unreadable.
 """
 from __future__ import annotations
 
 import json
-from typing import Any, List, Tuple
+from typing import Any, List, Optional, Tuple
 
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
-from built_service import run_on_batch
+from built_service import mapped, run_on_batch
+from gear_bridge.in_process.json_candidates import with_missing_closers, without_cut_tail
 from gear_bridge.in_process.scored_output import read_scored_output, read_subitem_output
 
 #: parseScoredJudgeOutput for a WritingBench request (scale 1-10, normalized) or a PLawBench one
-#: (partial points, a probability per subitem); its p, verdicts and statuses.
+#: (partial points, a probability per subitem), then the failure policy the service applies.
 SCRIPT = """
-import(process.argv[1]).then((m) => {
+const fp = new URL('../judge-output/failure-policy.js', process.argv[1]).href;
+Promise.all([import(process.argv[1]), import(fp)]).then(([m, f]) => {
   const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));
-  process.stdout.write(JSON.stringify(cases.map(([raw, points, maxima]) => {
+  process.stdout.write(JSON.stringify(cases.map(([raw, points, weights]) => {
     const writing = points === null;
-    const items = maxima.map((max, index) => ({ index, id: String(index), scoreType: writing ? 'scale_1_10' : 'partial_points',
-      maxScore: writing ? 10 : max, subitems: writing ? [] : points[index].map((p) => ({ points: p, text: 'x' })) }));
+    const items = weights.map((w, index) => ({ index, id: String(index), scoreType: writing ? 'scale_1_10' : 'partial_points',
+      maxScore: writing ? 10 : w, subitems: writing ? [] : points[index].map((p) => ({ points: p, text: 'x' })) }));
     const read = m.parseScoredJudgeOutput(raw, items, writing ? 'normalized' : 'subitem-prob', 0.7);
-    return [read.map((j) => j.p), read.map((j) => j.met), read.map((j) => j.status)];
+    const judged = f.applyJudgeFailurePolicy(read, weights, 'pessimistic');
+    return [judged.map((j) => j.p), judged.map((j) => j.met), f.countUnread(read)];
   })));
 });
 """
 
-#: The statuses of a criterion the service read (adapters/judge-output/failure-policy.ts): the worker answers no other.
-READ = {"ok", "clamped", "flipped", "partial"}
-
-#: (output, subitem points per criterion or None for WritingBench, each criterion's maximum)
+#: (output, subitem points per criterion or None for WritingBench, each criterion's weight: for
+#: PLawBench its maximum)
 Case = Tuple[str, Any, List[float]]
+Reading = Tuple[List[float], List[bool], int]
 
 
-def assert_reads_alike(cases: List[Case]) -> List[Any]:
-    local = [read_scored_output(raw, len(maxima)) if points is None else read_subitem_output(raw, points, maxima) for raw, points, maxima in cases]
+def read_here(raw: str, points: Any, weights: List[float]) -> Optional[Reading]:
+    return read_scored_output(raw, weights) if points is None else read_subitem_output(raw, points, weights)
+
+
+def assert_reads_alike(cases: List[Case]) -> List[Optional[Reading]]:
+    local = [read_here(*case) for case in cases]
     service = json.loads(run_on_batch(SCRIPT, "adapters/scored/judge-parse.js", json.dumps(cases)))
-    for (raw, _, _), mine, (p, met, statuses) in zip(cases, local, service):
+    for (raw, _, _), mine, theirs in zip(cases, local, service):
         if mine is not None:
-            assert READ.issuperset(statuses) and (mine[0], mine[1]) == (p, met), (raw, mine, p, met, statuses)
+            assert (mine[0], mine[1], mine[2]) == tuple(theirs), (raw, mine, theirs)
     return local
 
 
-SCORES = ["7", "3", "10", "1", "6.5", "6.999999999999999", "0", "11", '"8"', "null", "true", "NaN", "7.0"]
-EXTRAS = ["", '"reason": "ok", ', '"reason": "a {b} \\"c\\"", ', '"reason": "caf\u00e9 \u8bf4\u660e", ', '"prob_met": 0.2, ', '"why": {"a": 1}, ']
+SCORES = ["7", "3", "10", "1", "6.5", "6.999999999999999", "0", "11", '"8"', "null", "true", "NaN", "7.0", "-2", "1e400", '" 1_0"', '"7 "', '"\u0661"', "{}"]
+EXTRAS = ["", '"reason": "ok", ', '"reason": "a {b} \\"c\\"", ', '"reason": "caf\u00e9 \u8bf4\u660e", ', '"prob_met": 0.2, ', '"why": {"a": 1}, ',
+          '"reason": "\u0130 holds", ', '"criteria_met": false, ', '"p": 1.3, ', '"normalized_score": "0.3", ', '"awarded_points": 4, ', '"criteria_met": "maybe", ']
+#: An item's value other than {"score": x}: what the host coerces (bare numbers, verdicts, words, numeric strings) or cannot read.
+WRITING_VALUES = ["7", "true", "false", '"yes"', '"1"', '"0"', '"8"', '"\u662f"', '"\u5426"', "null", "[7]", '"high"', '"inf"', '"\u0661"', "12",
+                  '{"awarded_points": 4}', '{"criteria_met": true}', '{"criteria_met": "no"}', '{"prob_met": 0.8}', '{"p": 1.2}', '{"prob": null}',
+                  '{"SCORE": 7}', '{"score": {"a": 1}}', '{"score": true}', '{"criteria_met": {"met": "yes"}}', '" Yes "', '"TRUE"',
+                  '{"prob_met": 0.9, "normalized_score": 0.2}', '{"criteria_met": 1}', '{"criteria_met": 0, "score": 8}', '{"score": 5, "why": {"a": 1}}',
+                  '{"reason": "\u0130", "SCORE": 6}', "1e400"]
 
 
 @st.composite
 def writing_items(draw: Any, count: int) -> str:
     pairs = []
     for k in range(1, count + 1):
-        extra = draw(st.sampled_from(EXTRAS[:4] * 3 + EXTRAS))
-        score = draw(st.one_of(st.sampled_from(SCORES[:6]), st.sampled_from(SCORES)))
-        pairs.append(f'"{k}": {{{extra}"score": {score}}}')
+        if draw(st.integers(0, 4)) == 0:
+            value = draw(st.sampled_from(WRITING_VALUES))
+        else:
+            extra = draw(st.sampled_from(EXTRAS[:4] * 3 + EXTRAS))
+            score = draw(st.one_of(st.sampled_from(SCORES[:6]), st.sampled_from(SCORES)))
+            value = f'{{{extra}"score": {score}}}'
+        pairs.append(f'"{k}": {value}')
+    return keyed(draw, pairs)
+
+
+def keyed(draw: Any, pairs: List[str]) -> str:
+    """The pairs as an object, sometimes reordered, re-keyed, short of one, or with another key."""
     if draw(st.integers(0, 5)) == 0:
         pairs = draw(st.permutations(pairs))
     if draw(st.integers(0, 7)) == 0:
-        pairs[0] = pairs[0].replace('"1"', draw(st.sampled_from(['"01"', '"item 1"', '"\u0131tem 1"'])), 1)
+        pairs[0] = pairs[0].replace('"1"', draw(st.sampled_from(['"01"', '"item 1"', '"\u0131tem 1"', '"R_1"'])), 1)
     if draw(st.integers(0, 7)) == 0:
         pairs = pairs[:-1]
     if draw(st.integers(0, 7)) == 0:
@@ -71,19 +96,32 @@ def writing_items(draw: Any, count: int) -> str:
     return "{" + ", ".join(pairs) + "}"
 
 
-PROBS = ["0.9", "0", "1", "0.25", "1.5", "null", '"0.5"']
+PROBS = ["0.9", "0", "1", "0.25", "1.5", "null", '"0.5"', "-0.2", "true", '"yes"', '"\u6ee1\u8db3"', "NaN", '"\u0661"', '" .5 "']
+#: A subitem's answer other than {"prob_met": x}.
+ANSWERS = ["0.9", "true", '"no"', '"0.5"', '{"probability": 0.3}', '{"prob_met": {"p": 0.4}}', '{"met": true}', '{"satisfied": "yes"}', "null", "[0.5]",
+           '{"score": 2}', '{"prob_met": 0.3, "p": 0.9}', '{"probability": 0.8, "prob_met": 0.1}', '" No"', '"Met"']
+#: An item's value other than {"subitems": {...}}.
+SUBITEM_VALUES = ['{"score": 7}', '{"awarded_points": 3}', '{"awarded_points": 30}', '{"criteria_met": true}', '{"prob_met": 0.6}', "0.5", "3", "true",
+                  '"\u662f"', '"2"', "null", '{"subitems": null}', '{"subitems": 5, "prob_met": 0.4}', '{"subitems": {}}', "1", '{"awarded_points": 3, "score": 7}',
+                  '{"items": {"1": {"prob_met": 0.2}}, "subitems": {"1": {"prob_met": 0.7}}}', '{"criteria_met": 1}']
 
 
 @st.composite
 def subitem_items(draw: Any, sizes: List[int]) -> str:
     pairs = []
     for k, size in enumerate(sizes, start=1):
-        probs = [draw(st.sampled_from(PROBS)) for _ in range(size)]
-        answers = [f'"{j}": {{"prob_met": {prob}}}' for j, prob in enumerate(probs, start=1)]
+        if draw(st.integers(0, 6)) == 0:
+            pairs.append(f'"{k}": {draw(st.sampled_from(SUBITEM_VALUES))}')
+            continue
+        answers = [f'{{"prob_met": {draw(st.sampled_from(PROBS))}}}' if draw(st.integers(0, 5)) else draw(st.sampled_from(ANSWERS)) for _ in range(size)]
+        key_form = draw(st.sampled_from(["{j}"] * 6 + ["item_{j}", "subitem_{j}", "criterion_{j}", "0{j}"]))
+        keyed_answers = [f'"{key_form.format(j=j)}": {answer}' for j, answer in enumerate(answers, start=1)]
         if draw(st.integers(0, 9)) == 0:
-            answers = answers[:-1]
-        pairs.append(f'"{k}": {{"subitems": {{{", ".join(answers)}}}}}')
-    return "{" + ", ".join(pairs) + "}"
+            keyed_answers = keyed_answers[:-1]
+        payload = "[" + ", ".join(answers) + "]" if draw(st.integers(0, 7)) == 0 else "{" + ", ".join(keyed_answers) + "}"
+        under = draw(st.sampled_from(['"subitems"'] * 8 + ['"items"', '"criteria"', '"subitems": null, "items"', '"Subitems"']))
+        pairs.append(f'"{k}": {{{under}: {payload}}}')
+    return keyed(draw, pairs)
 
 
 PROSE = ["", "", "Scores:\n", "Here is my evaluation. ", "\u3000", "I weigh { and } first. ", "Done.", "<think>{\"1\": {\"score\": 2}}</think>"]
@@ -95,8 +133,11 @@ CLOSERS = ["", "", "```", "\n```"]
 def placed(draw: Any, body: str, other: str) -> str:
     """``body`` where a judge puts it: alone, under a key, beside another object, as a list of its
     items, after prose or in a fence, sometimes cut short."""
-    shape = draw(st.sampled_from(["alone", "alone", "alone", "nested", "two", "list", "second"]))
-    if shape == "nested":
+    shape = draw(st.sampled_from(["alone", "alone", "alone", "nested", "two", "list", "second", "loose"]))
+    if shape == "loose":
+        # The items without the object around them, prose between: no JSON; the regex fallbacks read them.
+        body = body[1:-1].replace('}, "', draw(st.sampled_from(['}\nand "', "}; \"", '} "'])))
+    elif shape == "nested":
         body = '{"scores": ' + body + "}"
     elif shape == "two":
         body = '{"a": ' + other + ', "b": ' + body + "}"
@@ -114,7 +155,8 @@ def placed(draw: Any, body: str, other: str) -> str:
 @st.composite
 def writing_case(draw: Any) -> Case:
     count = draw(st.integers(1, 4))
-    return draw(placed(draw(writing_items(count)), draw(writing_items(count)))), None, [10.0] * count
+    weights = [draw(st.sampled_from([10.0, 5.0, 1.5, -3.0])) for _ in range(count)]
+    return draw(placed(draw(writing_items(count)), draw(writing_items(count)))), None, weights
 
 
 @st.composite
@@ -149,12 +191,56 @@ def test_outputs_a_chatty_judge_writes_are_read_in_the_worker() -> None:
     ]
     local = assert_reads_alike(cases)
     assert all(reading is not None for reading in local), local
-    assert local[0] == ([0.8, 0.3], [True, False])
-    assert local[6] == ([(0.9 * 4 + 0.2 * 6) / 10], [False])
+    assert local[0] == ([0.8, 0.3], [True, False], 0)
+    assert local[6] == ([(0.9 * 4 + 0.2 * 6) / 10], [False], 0)
 
 
-def test_what_the_service_finds_only_by_repair_is_left_to_it() -> None:
-    """A cut output (the closers' candidate and the regex fallbacks) and a key outside ASCII are the service's."""
-    assert read_scored_output('{"1": {"score": 8}, "2": {"score": 3}', 2) is None
-    assert read_scored_output('{"\u0131tem 1": {"score": 8}, "2": {"score": 3}}', 2) is None
-    assert read_scored_output('Scores: "1": {"score": 8}, "2": {"score": 3}', 2) is None
+def test_what_only_the_hosts_repairs_read_is_read_in_the_worker() -> None:
+    """A cut tail closed, values coerced and clamped, the regex fallbacks: read in the worker as the
+    service reads them; what none of them reads counts against the response."""
+    cases: List[Case] = [
+        ('{"1": {"score": 8}, "2": {"score": 3', None, [5.0, -3.0]),  # the cut "3" dropped: item 2 unread, its penalty applied
+        ('{"1": {"score": 8}, "2": {"score": 3}', None, [5.0, -3.0]),  # closed
+        ('Scores: "1": {"score": 8} and "2": {"score": 12}', None, [5.0, -3.0]),  # the regex fallback, 12 clamped to 10
+        ('{"1": 7, "2": "yes"}', None, [5.0, -3.0]),  # a bare score, a verdict word
+        ('{"1": {"score": 0}, "2": {"prob_met": 0.4}}', None, [5.0, -3.0]),  # clamped to 1; a probability
+        ('{"1": {"subitems": {"1": {"prob_met": 0.9}, "2": {"prob_met": 0.2', [[4.0, 6.0]], [10.0]),  # subitem 2 cut: partial
+        ('"1": {"subitems": {"1": {"prob_met": 0.5}, "2": {"prob_met": 1} and so on', [[4.0, 6.0]], [10.0]),  # the section fallback
+        ("I cannot grade this.", None, [5.0, -3.0]),
+        ('Scores: "1": {"score": 5, "why": {"a": 1}} and "2": {"score": 3}', None, [5.0, -3.0]),  # a nested object: item 1 not scanned
+        ('{"1": {"awarded_points": 3, "score": 7}}', [[4.0, 6.0]], [10.0]),  # PLawBench reads awarded points first
+    ]
+    local = assert_reads_alike(cases)
+    assert all(reading is not None for reading in local), local
+    assert local[0] == ([0.8, 1.0], [True, True], 1)
+    assert local[1] == ([0.8, 0.3], [True, False], 0)
+    assert local[2] == ([0.8, 1.0], [True, True], 0)
+    assert local[3] == ([0.7, 1.0], [True, True], 0)
+    assert local[4] == ([0.1, 0.4], [False, False], 0)
+    assert local[5] == ([0.9 * 4 / 10], [False], 0)
+    assert local[6] == ([(0.5 * 4 + 6) / 10], [True], 0)
+    assert local[7] == ([0.0, 1.0], [False, True], 2)
+    assert local[8] == ([0.0, 0.3], [False, False], 1)
+    assert local[9] == ([0.3], [False], 0)
+
+
+def test_what_python_may_read_otherwise_is_left_to_the_service() -> None:
+    """A key or a numeric string outside ASCII, a separator Python's float() keeps, nesting the service bounds."""
+    assert read_scored_output('{"\u0131tem 1": {"score": 8}, "2": {"score": 3}}', [5.0, 5.0]) is None
+    assert read_scored_output('{"1": {"score": "\u0668"}, "2": {"score": 3}}', [5.0, 5.0]) is None
+    assert read_scored_output('{"1": {"score": "\\u001c8"}, "2": {"score": 3}}', [5.0, 5.0]) is None
+    assert read_subitem_output('{"1": {"subitems": {"1": {"prob_met": "\uff10.5"}}}}', [[4.0]], [4.0]) is None
+    assert read_scored_output("[" * 600 + "]" * 600, [5.0]) is None
+
+
+TAILS = ['{"a": 1', '{"a": 1.5e', '{"a": "cut', '{"a": "x\\"', '{"a": [1, 2', '{"a": {"b": -', '{"a": true', '{"a": tru', '{"a": 1}', "",
+         '{"a": 1, "b":', '{"a": 1, "b" :\u3000', '{"k": 1,\x1c', '{"k": 2\ufeff', '{"k": 2 \x85', '{"a": 1]}', '{"a": "}{", "b": 3', "null", "{\\"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(TAILS), st.text(alphabet='{}[]",: 0123456789.eE+-abtrue\\\x1c\x85\ufeff\u3000\n', max_size=30)), min_size=1, max_size=8))
+@example(TAILS)
+def test_a_cut_tail_is_closed_as_the_service_closes_it(texts: List[str]) -> None:
+    """dropCutTail and appendMissingJsonClosers, the service's last JSON candidate: the same text."""
+    theirs = mapped("adapters/judge-output/json-candidates.js", "return [m.dropCutTail(raw), m.appendMissingJsonClosers(raw)];", texts)
+    assert [[without_cut_tail(t), with_missing_closers(t)] for t in texts] == theirs

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from .json_reading import skip_space
 
-__all__ = ["json_candidates", "scored_candidates", "fenced_blocks", "first_balanced_braces", "first_balanced_object", "without_outer_fence"]
+__all__ = ["json_candidates", "scored_candidates", "fenced_blocks", "first_balanced_braces", "first_balanced_object", "without_outer_fence",
+           "without_cut_tail", "with_missing_closers"]
 
 
 def json_candidates(text: str) -> list[str]:
@@ -21,15 +22,16 @@ def json_candidates(text: str) -> list[str]:
 
 
 def scored_candidates(text: str) -> list[str]:
-    """jsonCandidateVariants without its last candidate (the text from the first "{" with the
-    closers a cut tail left out): json_candidates, then the first "{" to the last "}". A reader that
-    finds no payload in these leaves the output to the service."""
+    """jsonCandidateVariants: json_candidates, then the first "{" to the last "}", then the text from
+    the first "{" without a value its end may have cut, with the closers a cut tail left out."""
     cleaned = text.strip()
     candidates = json_candidates(cleaned)
     first = cleaned.find("{")
     last = cleaned.rfind("}")
-    if first >= 0 and last > first:
-        candidates.append(cleaned[first:last + 1].strip())
+    if first >= 0:
+        if last > first:
+            candidates.append(cleaned[first:last + 1].strip())
+        candidates.append(with_missing_closers(without_cut_tail(cleaned[first:])).strip())
     return [c for c in dict.fromkeys(candidates) if c]
 
 
@@ -107,3 +109,74 @@ def without_outer_fence(text: str, json_optional: bool) -> str:
     elif json_optional and text.startswith("```"):
         text = text[3:].lstrip()
     return text[:-3].rstrip() if text.endswith("```") else text
+
+
+# JavaScript's String.prototype.trimEnd() whitespace (the service's dropCutTail trims with it): not
+# Python's, which has \x1c-\x1f and \x85 and lacks \ufeff.
+_JS_SPACE = "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_NUMBER_TAIL = frozenset("0123456789.eE+-")
+
+
+def without_cut_tail(text: str) -> str:
+    """dropCutTail: the stripped text without a final value its end may have cut (a number, or a
+    string left open), with the key it belongs to and the comma before it."""
+    s = text.strip()
+    end = _open_string_start(s)
+    if end < 0:
+        if not s or s[-1] not in _NUMBER_TAIL or s.endswith(("true", "false", "null")):
+            return s
+        end = len(s)
+        while end > 0 and s[end - 1] in _NUMBER_TAIL:
+            end -= 1
+    cut = s[:end].rstrip(_JS_SPACE)
+    if cut.endswith(":"):
+        # The key goes too: the object gets no entry for a value it did not receive.
+        cut = cut[:-1].rstrip(_JS_SPACE)
+        if cut.endswith('"'):
+            key_start = cut.rfind('"', 0, len(cut) - 1)
+            if key_start >= 0:
+                cut = cut[:key_start].rstrip(_JS_SPACE)
+    return cut[:-1] if cut.endswith(",") else cut
+
+
+def _open_string_start(text: str) -> int:
+    """Where the JSON string still open at the end of ``text`` starts, or -1."""
+    start = -1
+    at = 0
+    while at < len(text):
+        ch = text[at]
+        if start >= 0:
+            if ch == "\\":
+                at += 1
+            elif ch == '"':
+                start = -1
+        elif ch == '"':
+            start = at
+        at += 1
+    return start
+
+
+def with_missing_closers(text: str) -> str:
+    """appendMissingJsonClosers (the official ``_append_missing_json_closers``): the stripped text with
+    an open string closed, then every "[" and "{" still open, innermost first (a closer that does
+    not match the innermost opener is ignored)."""
+    s = text.strip()
+    stack: list[str] = []
+    in_string = False
+    escape = False
+    for ch in s:
+        if escape:
+            escape = False
+        elif ch == "\\":
+            escape = True
+        elif ch == '"':
+            in_string = not in_string
+        elif in_string:
+            continue
+        elif ch == "{":
+            stack.append("}")
+        elif ch == "[":
+            stack.append("]")
+        elif (ch == "}" or ch == "]") and stack and stack[-1] == ch:
+            stack.pop()
+    return s + ('"' if in_string else "") + "".join(reversed(stack))

@@ -5,11 +5,14 @@ where it reads as the service's does, and the first checks of a per-criterion re
 from __future__ import annotations
 
 import json
+import math
 import re
-from typing import Any, Final
+from typing import Any, Final, Sequence
+
+from .numeric_keys import Uncertain
 
 __all__ = ["PY_SPACE", "UNREAD", "NOT_JSON", "BEYOND", "strip_reasoning", "has_reasoning_tags", "first_reading", "keyed_items", "items_of", "json_reads_alike", "loads",
-           "skip_space"]
+           "loads_numbers_as_floats", "py_float", "skip_space", "Outcomes", "record", "BatchReading", "policy_applied"]
 
 #: An output that holds no verdict the host could read (it counts against the response).
 UNREAD = "unread"
@@ -60,6 +63,50 @@ def loads(text: str, object_pairs_hook: Any = None) -> Any:
         return BEYOND
     except ValueError:
         return NOT_JSON
+
+
+# Every JSON number a float, as the service's reader gives it: an integer past float64 is infinite
+# there too, and no integer is refused for its digits.
+_FLOAT_DECODER = json.JSONDecoder(parse_int=float)
+
+
+def loads_numbers_as_floats(text: str) -> Any:
+    """:func:`loads`, every number read as a float (as the service reads it: a JavaScript number)."""
+    try:
+        return _FLOAT_DECODER.decode(text)
+    except RecursionError:
+        return BEYOND
+    except ValueError:
+        return NOT_JSON
+
+
+_SEPARATORS = re.compile("[\x1c-\x1f]")
+
+
+def py_float(value: Any) -> float | None:
+    """pyFloat (adapters/judge-output/item-reading.ts): Python's ``float(value)`` of a JSON value (a
+    number, a boolean, a numeric string); None where it raises, or for null, an object or a list.
+    :class:`Uncertain` for a string outside ASCII or holding \\x1c-\\x1f: ``float()`` reads Unicode
+    digits the service's pyFloatOfString does not, and strips those separators only from a text with
+    characters outside ASCII, where the service always strips them."""
+    kind = type(value)
+    if kind is float:
+        return value  # type: ignore[no-any-return]  # checked to be a float
+    if kind is bool:
+        return 1.0 if value else 0.0
+    if kind is int:
+        try:
+            return float(value)
+        except OverflowError:
+            return math.inf if value > 0 else -math.inf  # the service's number is infinite
+    if kind is str:
+        if not value.isascii() or _SEPARATORS.search(value) is not None:
+            raise Uncertain
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
 
 
 def _refuse(name: str) -> Any:
@@ -153,3 +200,36 @@ def items_of(payload: Any, count: int) -> list[dict[str, Any]] | None:
         if type(item) is not dict:
             return None
     return items  # type: ignore[return-value]  # every item checked to be a dict
+
+
+#: A batch output's reading per item position: (p, met), or None where unread.
+Outcomes = dict[int, "tuple[float, bool] | None"]
+
+
+def record(outcomes: Outcomes, position: int, read: tuple[float, bool] | None) -> None:
+    """BatchOutcomes.record: a reading replaces anything before it; an unread one never replaces a reading."""
+    if read is not None or outcomes.get(position) is None:
+        outcomes[position] = read
+
+
+#: The probabilities, verdicts (the failure policy applied to unread ones) and the unread count.
+BatchReading = tuple[list[float], list[bool], int]
+
+
+def policy_applied(outcomes: Outcomes, weights: Sequence[float]) -> BatchReading:
+    """The readings of positions 1..len(weights), the pessimistic failure policy applied to the
+    unread ones (adapters/judge-output/failure-policy.ts), and how many were unread."""
+    p: list[float] = []
+    met: list[bool] = []
+    unread = 0
+    for position, weight in enumerate(weights, start=1):
+        read = outcomes.get(position)
+        if read is None:
+            # Never credit: an unread penalty counts as applied, an unread criterion as not met.
+            unread += 1
+            p.append(1.0 if weight < 0 else 0.0)
+            met.append(weight < 0)
+        else:
+            p.append(read[0])
+            met.append(read[1])
+    return p, met, unread

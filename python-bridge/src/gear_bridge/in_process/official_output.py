@@ -26,13 +26,10 @@ import re
 from typing import Any, Iterator, Sequence
 
 from .json_candidates import json_candidates, without_outer_fence
-from .json_reading import BEYOND, NOT_JSON, PY_SPACE, json_reads_alike, keyed_items, loads, strip_reasoning
+from .json_reading import BEYOND, NOT_JSON, PY_SPACE, BatchReading, Outcomes, json_reads_alike, keyed_items, loads, policy_applied, py_float, record, strip_reasoning
 from .numeric_keys import Uncertain, numeric_key, numeric_key_dict
 
 __all__ = ["read_batch_output"]
-
-#: The probabilities, verdicts (the failure policy applied to unread ones) and the unread count.
-BatchReading = tuple[list[float], list[bool], int]
 
 
 def read_batch_output(raw: str, count: int, weights: Sequence[float]) -> BatchReading | None:
@@ -48,21 +45,7 @@ def read_batch_output(raw: str, count: int, weights: Sequence[float]) -> BatchRe
         outcomes = _outcomes(text, count)
     except Uncertain:
         return None
-    p: list[float] = []
-    met: list[bool] = []
-    unread = 0
-    for position in range(1, count + 1):
-        read = outcomes.get(position)
-        if read is None:
-            # Never credit: an unread penalty counts as applied, an unread criterion as not met.
-            unread += 1
-            penalty = weights[position - 1] < 0
-            p.append(1.0 if penalty else 0.0)
-            met.append(penalty)
-        else:
-            p.append(read[0])
-            met.append(read[1])
-    return p, met, unread
+    return policy_applied(outcomes, weights)
 
 
 def _as_asked(raw: str, count: int) -> BatchReading | None:
@@ -84,11 +67,7 @@ def _as_asked(raw: str, count: int) -> BatchReading | None:
     return p, met, 0
 
 
-#: A position's reading: (p, met), or None where unread (a later readable one replaces it).
-_Outcomes = dict[int, "tuple[float, bool] | None"]
-
-
-def _outcomes(text: str, count: int) -> _Outcomes:
+def _outcomes(text: str, count: int) -> Outcomes:
     payload: dict[str, Any] | None = None
     for candidate in json_candidates(text):
         value = _load_candidate(candidate)
@@ -97,21 +76,15 @@ def _outcomes(text: str, count: int) -> _Outcomes:
         payload = numeric_key_dict(value, count)
         if payload is not None:
             break
-    outcomes: _Outcomes = {}
+    outcomes: Outcomes = {}
     if payload is None:
         _scan_item_verdicts(text, count, outcomes)
         return outcomes
     for key, value in payload.items():
         position = numeric_key(key, count)
         if position is not None:
-            _record(outcomes, position, _verdict(value) if type(value) is dict else None)
+            record(outcomes, position, _verdict(value) if type(value) is dict else None)
     return outcomes
-
-
-def _record(outcomes: _Outcomes, position: int, read: tuple[float, bool] | None) -> None:
-    """BatchOutcomes.record: a reading replaces anything before it; an unread one never replaces a reading."""
-    if read is not None or outcomes.get(position) is None:
-        outcomes[position] = read
 
 
 def _load_candidate(candidate: str) -> Any:
@@ -148,26 +121,8 @@ def _verdict(fields: dict[str, Any]) -> tuple[float, bool] | None:
 
 def _finite_float(value: Any) -> float | None:
     """Python's float(value), where it is finite; None where it raises or is not."""
-    kind = type(value)
-    if kind is str:
-        if not value.isascii() or _SEPARATORS.search(value) is not None:
-            # float() reads Unicode digits the service's pyFloatOfString does not, and strips the
-            # separators \x1c-\x1f only from a text with characters outside ASCII; the service always.
-            raise Uncertain
-        try:
-            x = float(value)
-        except ValueError:
-            return None
-    elif kind is float or kind is bool:
-        x = float(value)
-    elif kind is int:
-        try:
-            x = float(value)
-        except OverflowError:
-            return None  # rounds past float64: the service's number is infinite
-    else:
-        return None  # missing, null, an object or a list
-    return x if x - x == 0 else None
+    x = py_float(value)
+    return x if x is not None and x - x == 0 else None
 
 
 def _probability_verdict(met: bool, x: float) -> tuple[float, bool]:
@@ -178,7 +133,7 @@ def _probability_verdict(met: bool, x: float) -> tuple[float, bool]:
     return p, met
 
 
-def _scan_item_verdicts(text: str, count: int, outcomes: _Outcomes) -> None:
+def _scan_item_verdicts(text: str, count: int, outcomes: Outcomes) -> None:
     """_parse_batch_response_regex: every ``"?k"?: {"criteria_met": true|false, "prob_met": x}`` in
     the text (literals in any ASCII case), fields in that order, in finditer order."""
     consumed = 0
@@ -192,12 +147,11 @@ def _scan_item_verdicts(text: str, count: int, outcomes: _Outcomes) -> None:
         digits = run.group()
         position = int(digits) if len(digits) <= 15 else 0
         if 1 <= position <= count:
-            _record(outcomes, position, _probability_verdict(found.group(1).lower() == "true", float(found.group(2))))
+            record(outcomes, position, _probability_verdict(found.group(1).lower() == "true", float(found.group(2))))
 
 
 _PY_WS = PY_SPACE + "*"  # \s as the service's scan reads it
 _DIGIT_RUN = re.compile("[0-9]+")
-_SEPARATORS = re.compile("[\x1c-\x1f]")
 # Everything after "?(\d+) of the host's pattern; [0-9]*\.?[0-9]+ is read whole and greedy, as a
 # "}" must follow it. ASCII letters only fold, as in the service's scan.
 _ITEM_VERDICT = re.compile(

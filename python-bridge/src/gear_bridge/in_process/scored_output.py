@@ -1,24 +1,26 @@
-"""WritingBench and PLawBench judge outputs read in-process where the reading is certain.
+"""WritingBench and PLawBench judge outputs read in-process as the service reads them.
 
 adapters/scored/judge-parse.ts reads one output per request of up to 4 criteria as the official
-scored code does: reasoning stripped, JSON candidates in the host's order, item keys "1", "01",
-"r1", "item 1" alike (found nested too), values coerced (a bare number is the score, a boolean or
-a yes/no word a verdict, a numeric string its number), probability-like fields before the score,
-and the score clamped to 1..10; p = score / 10, met = p >= 0.7. Here the items the prompt asks
-for are read: exactly the keys "1".."k", each an object with a number ``score`` in [1, 10] and
-none of the fields read before it (``normalized_score``, ``prob_met``, ``probability``, ``prob``,
-``p``, ``criteria_met``). They are found as the service finds them: the whole output as asked
-(``keyed_items``), else the service's search (:func:`_found_items`: prose around the JSON, fences,
-the object nested under another key, a list of the items). Their judgments all read "ok", so no
-failure policy applies. Anything else (a cut output the service repairs or scans, clamping,
-coercion, a missing item) goes to the service: None.
+scored code does, reasoning stripped first:
+- JSON candidates in the host's order (the text, fence bodies, the first balanced braces, the first
+  "{" to the last "}", the text with the closers a cut tail left out: json_candidates.py); item
+  keys "1", "01", "r1", "item 1" alike, found nested too, or a list of the items;
+- each value coerced and normalized as the host does (scored_values.py): a bare number is the
+  score, a boolean or "yes"/"是" a verdict, a numeric string its number; probability-like fields
+  before the score; clamped to the item's range;
+- no JSON holding the items: the host's regex fallbacks (scored_scan.py).
 
-PLawBench (its default ``pi_mode`` prob) splits each criterion into its "(+N分)" subitems
-(:func:`subitem_points`, the host's ``_extract_point_subitems``) and asks a probability per
-subitem: p = clamp(sum(probability x points) / max, 0, 1) with max the criterion's points. Read
-here only as its prompt asks (its items found as above): keys "1".."k", each exactly
-``{"subitems": {...}}`` with exactly the keys "1".."m" of its m subitems, each exactly
-``{"prob_met": x}`` with x a number in [0, 1].
+WritingBench asks a 1-10 score per criterion: p = score / 10. PLawBench (its default ``pi_mode``
+prob) splits each criterion into its "(+N分)" subitems (:func:`subitem_points`, the host's
+``_extract_point_subitems``) and asks a probability per subitem: p = clamp(sum(probability x
+points) / max, 0, 1) with max the criterion's points. met = p >= 0.7. A criterion not read so is
+unread: it counts against the response (an unread penalty is applied) and is counted, as the
+service counts it. The output the prompt asks for is read first, without the search.
+
+Left to the service (None) is only what Python may read differently from it: Python's JSON reader
+where it differs from the service's (``json_reads_alike``), and keys or strings read as numbers
+with characters outside ASCII (Python's ``lower()`` and ``float()`` know more of Unicode than the
+service's readers follow).
 """
 
 from __future__ import annotations
@@ -27,24 +29,34 @@ import re
 from typing import Any, Sequence
 
 from .json_candidates import scored_candidates
-from .json_reading import BEYOND, NOT_JSON, PY_SPACE, items_of, json_reads_alike, keyed_items, loads, strip_reasoning
-from .numeric_keys import Uncertain, numeric_key_dict, top_level_list
+from .json_reading import (BEYOND, NOT_JSON, PY_SPACE, BatchReading, Outcomes, json_reads_alike, keyed_items, loads_numbers_as_floats, policy_applied, record,
+                           strip_reasoning)
+from .numeric_keys import Uncertain, numeric_key, numeric_key_dict, top_level_list
+from .scored_scan import scan_scored_items, scan_subitem_sections
+from .scored_values import SCORED_THRESHOLD, ScoredItem, item_reading
 
 __all__ = ["read_scored_output", "read_subitem_output", "subitem_points", "SCORED_CHUNK", "SCORED_THRESHOLD"]
 
 #: Criteria per judge request (GEAR_MAX_RUBRICS_PER_JUDGE, adapters/scored/judge-prompt.ts).
 SCORED_CHUNK = 4
-#: score_met_threshold: met = p >= 0.7 (the official default).
-SCORED_THRESHOLD = 0.7
 
 #: Fields the host reads before ``score`` (a probability times the maximum, or a verdict).
 _READ_BEFORE_SCORE = ("normalized_score", "prob_met", "probability", "prob", "p", "criteria_met")
 
 
-def read_scored_output(raw: str, count: int) -> tuple[list[float], list[bool]] | None:
-    """The probabilities and verdicts of the ``count`` criteria of one request, or None when the
-    service must read the output."""
-    items = (keyed_items(raw, count) or _found_items(raw, count)) if 1 <= count <= SCORED_CHUNK else None
+def read_scored_output(raw: str, weights: Sequence[float]) -> BatchReading | None:
+    """The readings of one WritingBench request's criteria (``weights`` theirs, whose signs decide
+    what an unread one counts as), or None when the service must read the output."""
+    count = len(weights)
+    if not 1 <= count <= SCORED_CHUNK:
+        return None
+    asked = _scores_as_asked(keyed_items(raw, count))
+    return asked if asked is not None else _read(raw, [(None, 10.0)] * count, weights)
+
+
+def _scores_as_asked(items: list[dict[str, Any]] | None) -> BatchReading | None:
+    """The items the prompt asks for, each an object with a number ``score`` in [1, 10] and none of
+    the fields read before it: read "ok", nothing coerced or clamped. Else None."""
     if items is None:
         return None
     p: list[float] = []
@@ -52,43 +64,54 @@ def read_scored_output(raw: str, count: int) -> tuple[list[float], list[bool]] |
     for item in items:
         score: Any = item.get("score")
         if type(score) is not float and type(score) is not int or not 1 <= score <= 10:
-            return None  # missing, not a number, or clamped by the service
+            return None
         for field in _READ_BEFORE_SCORE:
             if field in item:
                 return None
         x = score / 10
         p.append(x)
         met.append(x >= SCORED_THRESHOLD)
-    return p, met
+    return p, met, 0
 
 
-def _found_items(raw: str, count: int) -> list[dict[str, Any]] | None:
-    """The items of the payload the service finds in an output it must search (prose around the
-    JSON, a fence, a list, the object nested under another key), when that payload is the one the
-    prompt asks for: exactly the keys "1".."count", each an object. Searched as the service
-    searches: reasoning stripped, the scored parser's candidates in order, the first JSON value
-    holding an object with item keys (or a list) taken. None where no candidate before the last
-    (closers appended to a cut tail) holds one (the regex fallbacks and that candidate are the
-    service's), or where Python may read a key differently (outside ASCII)."""
+def _read(raw: str, items: Sequence[ScoredItem], weights: Sequence[float]) -> BatchReading | None:
+    """readScoredOutput, then the failure policy; None where Python may read otherwise."""
     text = strip_reasoning(raw)
     if not json_reads_alike(text):
         return None
-    payload: dict[str, Any] | None = None
     try:
-        for candidate in scored_candidates(text):
-            value = loads(candidate)
-            if value is BEYOND:
-                return None  # json_reads_alike keeps this from happening; never guessed at
-            if value is NOT_JSON:
-                continue
-            payload = numeric_key_dict(value, count)
-            if payload is None:
-                payload = top_level_list(value, count)
-            if payload is not None:
-                break
+        outcomes = _outcomes(text, items)
     except Uncertain:
         return None
-    return items_of(payload, count)
+    return policy_applied(outcomes, weights)
+
+
+def _outcomes(text: str, items: Sequence[ScoredItem]) -> Outcomes:
+    count = len(items)
+    payload: dict[str, Any] | None = None
+    for candidate in scored_candidates(text):
+        value = loads_numbers_as_floats(candidate)
+        if value is BEYOND:
+            raise Uncertain  # json_reads_alike keeps this from happening; never guessed at
+        if value is NOT_JSON:
+            continue
+        payload = numeric_key_dict(value, count)
+        if payload is None:
+            payload = top_level_list(value, count)
+        if payload is not None:
+            break
+    outcomes: Outcomes = {}
+    if payload is None:
+        if items[0][0] is not None:
+            scan_subitem_sections(text, items, outcomes)
+        if not outcomes:
+            scan_scored_items(text, items, outcomes)
+        return outcomes
+    for key, value in payload.items():
+        position = numeric_key(key, count)
+        if position is not None:
+            record(outcomes, position, item_reading(value, *items[position - 1]))
+    return outcomes
 
 
 # The host's \s is Python's whitespace, as adapters/scored/subitems.ts writes it out.
@@ -107,11 +130,19 @@ def subitem_points(criterion: str, max_points: float) -> tuple[float, ...]:
 _SUBITEM_KEYS = tuple(str(k) for k in range(1, 65))
 
 
-def read_subitem_output(raw: str, subitems: Sequence[Sequence[float]], maxima: Sequence[float]) -> tuple[list[float], list[bool]] | None:
-    """The probabilities and verdicts of one PLawBench request's criteria (their subitems' points
-    and their maxima, in request order), or None when the service must read the output."""
+def read_subitem_output(raw: str, subitems: Sequence[Sequence[float]], maxima: Sequence[float]) -> BatchReading | None:
+    """The readings of one PLawBench request's criteria (their subitems' points and their maxima,
+    which are their positive points, in request order), or None when the service must read the output."""
     count = len(subitems)
-    items = (keyed_items(raw, count, nested=True) or _found_items(raw, count)) if 1 <= count <= SCORED_CHUNK else None
+    if not 1 <= count <= SCORED_CHUNK:
+        return None
+    asked = _subitems_as_asked(keyed_items(raw, count, nested=True), subitems, maxima)
+    return asked if asked is not None else _read(raw, list(zip(subitems, maxima)), maxima)
+
+
+def _subitems_as_asked(items: list[dict[str, Any]] | None, subitems: Sequence[Sequence[float]], maxima: Sequence[float]) -> BatchReading | None:
+    """The items the prompt asks for, each exactly ``{"subitems": {...}}`` with exactly the keys
+    "1".."m" of its m subitems, each exactly ``{"prob_met": x}`` with x a number in [0, 1]. Else None."""
     if items is None:
         return None
     p: list[float] = []
@@ -134,4 +165,4 @@ def read_subitem_output(raw: str, subitems: Sequence[Sequence[float]], maxima: S
         x = max(0.0, min(1.0, max(0.0, min(most, awarded)) / most))
         p.append(x)
         met.append(x >= SCORED_THRESHOLD)
-    return p, met
+    return p, met, 0

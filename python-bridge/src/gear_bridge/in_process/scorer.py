@@ -248,18 +248,20 @@ class InProcessScorer:
         weights = layout.weights
         p: list[float] = []
         met: list[bool] = []
+        unread = 0
         for start, output in zip(range(0, size, SCORED_CHUNK), outputs):
             end = min(size, start + SCORED_CHUNK)
-            read = (read_scored_output(output, end - start) if subitems is None
+            read = (read_scored_output(output, weights[start:end]) if subitems is None
                     else read_subitem_output(output, subitems[start:end], weights[start:end]))
             if read is None:
                 return None
             p += read[0]
             met += read[1]
+            unread += read[2]
         # WritingBench's native reward is the official flat one; PLawBench's standard one
         # (adapters/scored/native-reward.ts) is too, term for term, over the positive points
         # read_scored_row requires of it.
-        return self._aggregated(layout, plan, p, met, None, _official_flat_reward(weights, p))
+        return self._aggregated(layout, plan, p, met, None, _official_flat_reward(weights, p), unread)
 
     def _aggregated(self, layout: Layout, plan: ExactPlan | None, p: Sequence[float], d: Sequence[bool] | None,
                     fcp: FcpCounter | None, native: float | None = None, unread: int = 0) -> dict[str, float | int] | None:
