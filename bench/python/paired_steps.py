@@ -24,8 +24,9 @@ TABLE_HEAD = ("| rows | function | ms per step (median) | function/flat per step
 def base_steps(tokenizer: Any, form: str) -> List[Any]:
     """The steps the paired runs take their rows from (each run gets its own copy per step).
     ``FORM+reasoning``: FORM's rows, each judge output after a reasoning model's ``<think>`` block;
-    ``FORM+prose``: one output in 20 after a sentence of prose (which only the host's repairs read,
-    so the worker leaves those responses to the server)."""
+    ``FORM+prose``: one output in 20 after a sentence of prose (the host's search finds the JSON);
+    ``FORM+cut``: one output in 20 cut short, as a judge's token limit cuts it (the host's repairs
+    read it: a cut tail closed, a regex fallback)."""
     base, _, variant = form.partition("+")
     steps = []
     for k in range(BASE_STEPS):
@@ -34,6 +35,8 @@ def base_steps(tokenizer: Any, form: str) -> List[Any]:
             samples = with_reasoning(samples)
         elif variant == "prose":
             samples = with_prose(samples)
+        elif variant == "cut":
+            samples = with_cut(samples)
         steps.append(make_step(tokenizer, distinct_rows(samples, k)))
     return steps
 
@@ -59,6 +62,19 @@ def with_prose(samples: List[Any]) -> List[Any]:
         for output in outputs:
             seen += 1
             changed.append(f"Here is my evaluation:\n{output}" if seen % 20 == 0 else output)
+        sample["extra_info"]["gear_judgments"] = changed
+    return samples
+
+
+def with_cut(samples: List[Any]) -> List[Any]:
+    """One judge output in 20 (every 20th, counted over the step) cut to its first 80%."""
+    seen = 0
+    for sample in samples:
+        outputs = sample["extra_info"]["gear_judgments"]
+        changed = []
+        for output in outputs:
+            seen += 1
+            changed.append(output[:len(output) * 4 // 5] if seen % 20 == 0 else output)
         sample["extra_info"]["gear_judgments"] = changed
     return samples
 
