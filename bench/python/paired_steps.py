@@ -55,26 +55,23 @@ def with_reasoning(samples: List[Any]) -> List[Any]:
 
 def with_prose(samples: List[Any]) -> List[Any]:
     """One judge output in 20 (every 20th, counted over the step) after "Here is my evaluation:"."""
-    seen = 0
-    for sample in samples:
-        outputs = sample["extra_info"]["gear_judgments"]
-        changed = []
-        for output in outputs:
-            seen += 1
-            changed.append(f"Here is my evaluation:\n{output}" if seen % 20 == 0 else output)
-        sample["extra_info"]["gear_judgments"] = changed
-    return samples
+    return every_20th_output(samples, lambda output: f"Here is my evaluation:\n{output}")
 
 
 def with_cut(samples: List[Any]) -> List[Any]:
     """One judge output in 20 (every 20th, counted over the step) cut to its first 80%."""
+    return every_20th_output(samples, lambda output: output[:len(output) * 4 // 5])
+
+
+def every_20th_output(samples: List[Any], change: Callable[[str], str]) -> List[Any]:
+    """The samples with every 20th judge output of the step (counted over all) changed."""
     seen = 0
     for sample in samples:
         outputs = sample["extra_info"]["gear_judgments"]
         changed = []
         for output in outputs:
             seen += 1
-            changed.append(output[:len(output) * 4 // 5] if seen % 20 == 0 else output)
+            changed.append(change(output) if seen % 20 == 0 else output)
         sample["extra_info"]["gear_judgments"] = changed
     return samples
 

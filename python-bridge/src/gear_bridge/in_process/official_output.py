@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator, Sequence
 
+from .item_scan import keyed_matches
 from .json_candidates import json_candidates, without_outer_fence
 from .json_reading import BEYOND, NOT_JSON, PY_SPACE, BatchReading, Outcomes, json_reads_alike, keyed_items, loads, policy_applied, py_float, record, strip_reasoning
 from .numeric_keys import Uncertain, numeric_key, numeric_key_dict
@@ -136,22 +137,13 @@ def _probability_verdict(met: bool, x: float) -> tuple[float, bool]:
 def _scan_item_verdicts(text: str, count: int, outcomes: Outcomes) -> None:
     """_parse_batch_response_regex: every ``"?k"?: {"criteria_met": true|false, "prob_met": x}`` in
     the text (literals in any ASCII case), fields in that order, in finditer order."""
-    consumed = 0
-    for run in _DIGIT_RUN.finditer(text):
-        if run.start() < consumed:
-            continue
-        found = _ITEM_VERDICT.match(text, run.end())
-        if found is None:
-            continue
-        consumed = found.end()
-        digits = run.group()
+    for digits, _, found in keyed_matches(text, _ITEM_VERDICT):
         position = int(digits) if len(digits) <= 15 else 0
         if 1 <= position <= count:
             record(outcomes, position, _probability_verdict(found.group(1).lower() == "true", float(found.group(2))))
 
 
 _PY_WS = PY_SPACE + "*"  # \s as the service's scan reads it
-_DIGIT_RUN = re.compile("[0-9]+")
 # Everything after "?(\d+) of the host's pattern; [0-9]*\.?[0-9]+ is read whole and greedy, as a
 # "}" must follow it. ASCII letters only fold, as in the service's scan.
 _ITEM_VERDICT = re.compile(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+from .item_scan import DIGIT_RUN, keyed_matches
 from .json_reading import PY_SPACE, Outcomes, record
 from .numeric_keys import numeric_key
 from .scored_values import ScoredItem, normalized
@@ -17,7 +18,6 @@ from .scored_values import ScoredItem, normalized
 __all__ = ["scan_subitem_sections", "scan_scored_items"]
 
 _W = PY_SPACE + "*"
-_DIGIT_RUN = re.compile("[0-9]+")
 # What follows "?(\d+) in the host's patterns.
 _SECTION_HEAD = re.compile(f'"?{_W}:{_W}\\{{{_W}"[sS][uU][bB][iI][tT][eE][mM][sS]"{_W}:{_W}\\{{')
 _PROBABILITY = re.compile(
@@ -28,35 +28,18 @@ _BRACE = re.compile("[{}]")
 _SCORE_AT = re.compile(f'(?="(?:score|awarded_points)"{_W}:{_W}([0-9]+(?:\\.[0-9]+)?|\\.[0-9]+))')
 
 
-def _matches(text: str, pattern: re.Pattern[str]) -> list[tuple[str, int, int, re.Match[str]]]:
-    """Each (digits, match start, its start for the next match, the match) of ``"?(\\d+)`` + ``pattern``."""
-    found = []
-    consumed = 0
-    for run in _DIGIT_RUN.finditer(text):
-        start = run.start()
-        if start < consumed:
-            continue
-        match = pattern.match(text, run.end())
-        if match is None:
-            continue
-        opened = start - 1 if start - 1 >= consumed and text[start - 1] == '"' else start
-        consumed = match.end()
-        found.append((run.group(), opened, consumed, match))
-    return found
-
-
 def scan_subitem_sections(text: str, items: Sequence[ScoredItem], outcomes: Outcomes) -> None:
     """scanSubitemSections (PLawBench): sections opened by ``"k": {"subitems": {`` headers naming an
     item, each read for its ``"j": {"prob_met": x}`` subitems up to the next such header."""
     count = len(items)
     headers = []
-    for digits, opened, end, _ in _matches(text, _SECTION_HEAD):
+    for digits, opened, match in keyed_matches(text, _SECTION_HEAD):
         position = numeric_key(digits, count)
         if position is not None:
-            headers.append((position, opened, end))
+            headers.append((position, opened, match.end()))
     for h, (position, _, end) in enumerate(headers):
         section = text[end:headers[h + 1][1] if h + 1 < len(headers) else len(text)]
-        answers = {digits: {"prob_met": float(match.group(1))} for digits, _, _, match in _matches(section, _PROBABILITY)}
+        answers = {digits: {"prob_met": float(match.group(1))} for digits, _, match in keyed_matches(section, _PROBABILITY)}
         if answers:
             record(outcomes, position, normalized({"subitems": answers}, *items[position - 1]))
 
@@ -66,7 +49,7 @@ def scan_scored_items(text: str, items: Sequence[ScoredItem], outcomes: Outcomes
     ``"awarded_points"`` with an unsigned number (the last in the object), read as the item's score."""
     count = len(items)
     consumed = 0
-    for run in _DIGIT_RUN.finditer(text):
+    for run in DIGIT_RUN.finditer(text):
         if run.start() < consumed:
             continue
         opened = _ITEM_OPEN.match(text, run.end())
