@@ -547,6 +547,16 @@ def test_each_writingbench_output_reads_as_the_service_reads_it(server: Embedded
     assert_read_alike(server, spec, [output], output in SCORED_READ_OUTPUTS, aggregator="hard")
 
 
+@pytest.mark.parametrize("output", SCORED_READ_OUTPUTS[::3])
+def test_each_writingbench_output_reads_as_the_service_reads_it_when_an_item_has_its_own_score_type(server: EmbeddedServer, output: str) -> None:
+    """Every third listed output for a WritingBench row whose first criterion declares partial
+    points (its score_type): answered in the worker, every field the service's."""
+    rubrics = [{"id": "r1", "criterion": "Keeps to the requested length.", "points": 5, "tags": {"score_type": " Partial_Points\ufeff"}},
+               {"id": "r2", "criterion": "Invents a quotation.", "points": -3}]
+    spec = {"format": "writingbench", "row": {"prompt": [{"role": "user", "content": "Write a short essay."}], "reward_model": {"rubrics": rubrics}}}
+    assert_read_alike(server, spec, [output], True, aggregator="hard")
+
+
 #: Official GEAR batch outputs for two criteria (the second a penalty), every one of which the
 #: in-process reader answers: as asked, after prose or in fences, nested, re-keyed, clamped,
 #: flipped, with an unread criterion or a cut tail (the regex fallback).

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from built_service import mapped, run_on_batch
 from gear_bridge.in_process.json_candidates import with_missing_closers, without_cut_tail
-from gear_bridge.in_process.scored_output import read_scored_output, read_subitem_output
+from gear_bridge.in_process.scored_output import read_scored
 
 #: parseScoredJudgeOutput for a WritingBench request (scale 1-10, normalized) or a PLawBench one
 #: (partial points, a probability per subitem), then the failure policy the service applies.
@@ -28,10 +28,10 @@ SCRIPT = """
 const fp = new URL('../judge-output/failure-policy.js', process.argv[1]).href;
 Promise.all([import(process.argv[1]), import(fp)]).then(([m, f]) => {
   const cases = JSON.parse(require('fs').readFileSync(0, 'utf8'));
-  process.stdout.write(JSON.stringify(cases.map(([raw, points, weights]) => {
+  process.stdout.write(JSON.stringify(cases.map(([raw, points, weights, scales]) => {
     const writing = points === null;
-    const items = weights.map((w, index) => ({ index, id: String(index), scoreType: writing ? 'scale_1_10' : 'partial_points',
-      maxScore: writing ? 10 : w, subitems: writing ? [] : points[index].map((p) => ({ points: p, text: 'x' })) }));
+    const items = weights.map((w, index) => ({ index, id: String(index), scoreType: scales[index] ? 'scale_1_10' : 'partial_points',
+      maxScore: scales[index] ? 10 : w, subitems: writing ? [] : points[index].map((p) => ({ points: p, text: 'x' })) }));
     const read = m.parseScoredJudgeOutput(raw, items, writing ? 'normalized' : 'subitem-prob', 0.7);
     const judged = f.applyJudgeFailurePolicy(read, weights, 'pessimistic');
     return [judged.map((j) => j.p), judged.map((j) => j.met), f.countUnread(read)];
@@ -39,20 +39,27 @@ Promise.all([import(process.argv[1]), import(fp)]).then(([m, f]) => {
 });
 """
 
-#: (output, subitem points per criterion or None for WritingBench, each criterion's weight: for
-#: PLawBench its maximum)
-Case = Tuple[str, Any, List[float]]
+#: (output, subitem points per criterion or None for WritingBench, each criterion's weight (a
+#: partial-points criterion's maximum), and whether each is scored on the 1-10 scale (else in
+#: partial points; by default WritingBench's are, PLawBench's are not))
+Case = Tuple[str, Any, List[float], List[bool]]
 Reading = Tuple[List[float], List[bool], int]
 
 
-def read_here(raw: str, points: Any, weights: List[float]) -> Optional[Reading]:
-    return read_scored_output(raw, weights) if points is None else read_subitem_output(raw, points, weights)
+def read_here(raw: str, points: Any, weights: List[float], scales: List[bool]) -> Optional[Reading]:
+    items = [(None if points is None else points[k], scale, 10.0 if scale else weight) for k, (weight, scale) in enumerate(zip(weights, scales))]
+    return read_scored(raw, items, weights)
+
+
+def case(raw: str, points: Any, weights: List[float], scales: Optional[List[bool]] = None) -> Case:
+    """A case whose criteria have their host's default score type unless ``scales`` says otherwise."""
+    return raw, points, weights, scales if scales is not None else [points is None] * len(weights)
 
 
 def assert_reads_alike(cases: List[Case]) -> List[Optional[Reading]]:
-    local = [read_here(*case) for case in cases]
+    local = [read_here(*c) for c in cases]
     service = json.loads(run_on_batch(SCRIPT, "adapters/scored/judge-parse.js", json.dumps(cases)))
-    for (raw, _, _), mine, theirs in zip(cases, local, service):
+    for (raw, _, _, _), mine, theirs in zip(cases, local, service):
         if mine is not None:
             assert (mine[0], mine[1], mine[2]) == tuple(theirs), (raw, mine, theirs)
     return local
@@ -155,8 +162,10 @@ def placed(draw: Any, body: str, other: str) -> str:
 @st.composite
 def writing_case(draw: Any) -> Case:
     count = draw(st.integers(1, 4))
-    weights = [draw(st.sampled_from([10.0, 5.0, 1.5, -3.0])) for _ in range(count)]
-    return draw(placed(draw(writing_items(count)), draw(writing_items(count)))), None, weights
+    # Mostly the host's 1-10 scale; an item in partial points (its score_type) has positive points.
+    scales = [draw(st.sampled_from([True, True, True, False])) for _ in range(count)]
+    weights = [draw(st.sampled_from([10.0, 5.0, 1.5, -3.0] if scale else [10.0, 5.0, 1.5])) for scale in scales]
+    return draw(placed(draw(writing_items(count)), draw(writing_items(count)))), None, weights, scales
 
 
 @st.composite
@@ -164,7 +173,8 @@ def subitem_case(draw: Any) -> Case:
     sizes = draw(st.lists(st.integers(1, 3), min_size=1, max_size=4))
     points = [[float(draw(st.sampled_from([1, 2, 4, 6]))) for _ in range(size)] for size in sizes]
     maxima = [draw(st.sampled_from([sum(p), 10.0, 3.0])) for p in points]
-    return draw(placed(draw(subitem_items(sizes)), draw(subitem_items(sizes)))), points, maxima
+    scales = [draw(st.sampled_from([False, False, False, True])) for _ in sizes]  # an item on the 1-10 scale: its score_type
+    return draw(placed(draw(subitem_items(sizes)), draw(subitem_items(sizes)))), points, maxima, scales
 
 
 # Not shrunk: a batch of 40-100 outputs shrinks for minutes, and the failure names its output already.
@@ -180,14 +190,14 @@ def test_outputs_a_chatty_judge_writes_are_read_in_the_worker() -> None:
     items = '{"1": {"reason": "keeps to it", "score": 8}, "2": {"reason": "\u8bf4\u660e", "score": 3}}'
     sub = '{"1": {"subitems": {"1": {"prob_met": 0.9}, "2": {"prob_met": 0.2}}}}'
     cases: List[Case] = [
-        ("Scores:\n```json\n" + items + "\n```", None, [10.0, 10.0]),
-        (items + "\nBoth follow the rubric.", None, [10.0, 10.0]),
-        ('{"scores": ' + items + "}", None, [10.0, 10.0]),
-        ('[{"score": 8}, {"score": 3}]', None, [10.0, 10.0]),
-        ('[{"score": 8}, {"score": 3}, {"score": 5}]', None, [10.0, 10.0]),  # the service reads the first two
-        ("<think>The first holds.</think>\n" + items, None, [10.0, 10.0]),
-        ("Here is my evaluation:\n" + sub, [[4.0, 6.0]], [10.0]),
-        ("```json\n" + sub + "\n```", [[4.0, 6.0]], [10.0]),
+        case("Scores:\n```json\n" + items + "\n```", None, [10.0, 10.0]),
+        case(items + "\nBoth follow the rubric.", None, [10.0, 10.0]),
+        case('{"scores": ' + items + "}", None, [10.0, 10.0]),
+        case('[{"score": 8}, {"score": 3}]', None, [10.0, 10.0]),
+        case('[{"score": 8}, {"score": 3}, {"score": 5}]', None, [10.0, 10.0]),  # the service reads the first two
+        case("<think>The first holds.</think>\n" + items, None, [10.0, 10.0]),
+        case("Here is my evaluation:\n" + sub, [[4.0, 6.0]], [10.0]),
+        case("```json\n" + sub + "\n```", [[4.0, 6.0]], [10.0]),
     ]
     local = assert_reads_alike(cases)
     assert all(reading is not None for reading in local), local
@@ -199,16 +209,19 @@ def test_what_only_the_hosts_repairs_read_is_read_in_the_worker() -> None:
     """A cut tail closed, values coerced and clamped, the regex fallbacks: read in the worker as the
     service reads them; what none of them reads counts against the response."""
     cases: List[Case] = [
-        ('{"1": {"score": 8}, "2": {"score": 3', None, [5.0, -3.0]),  # the cut "3" dropped: item 2 unread, its penalty applied
-        ('{"1": {"score": 8}, "2": {"score": 3}', None, [5.0, -3.0]),  # closed
-        ('Scores: "1": {"score": 8} and "2": {"score": 12}', None, [5.0, -3.0]),  # the regex fallback, 12 clamped to 10
-        ('{"1": 7, "2": "yes"}', None, [5.0, -3.0]),  # a bare score, a verdict word
-        ('{"1": {"score": 0}, "2": {"prob_met": 0.4}}', None, [5.0, -3.0]),  # clamped to 1; a probability
-        ('{"1": {"subitems": {"1": {"prob_met": 0.9}, "2": {"prob_met": 0.2', [[4.0, 6.0]], [10.0]),  # subitem 2 cut: partial
-        ('"1": {"subitems": {"1": {"prob_met": 0.5}, "2": {"prob_met": 1} and so on', [[4.0, 6.0]], [10.0]),  # the section fallback
-        ("I cannot grade this.", None, [5.0, -3.0]),
-        ('Scores: "1": {"score": 5, "why": {"a": 1}} and "2": {"score": 3}', None, [5.0, -3.0]),  # a nested object: item 1 not scanned
-        ('{"1": {"awarded_points": 3, "score": 7}}', [[4.0, 6.0]], [10.0]),  # PLawBench reads awarded points first
+        case('{"1": {"score": 8}, "2": {"score": 3', None, [5.0, -3.0]),  # the cut "3" dropped: item 2 unread, its penalty applied
+        case('{"1": {"score": 8}, "2": {"score": 3}', None, [5.0, -3.0]),  # closed
+        case('Scores: "1": {"score": 8} and "2": {"score": 12}', None, [5.0, -3.0]),  # the regex fallback, 12 clamped to 10
+        case('{"1": 7, "2": "yes"}', None, [5.0, -3.0]),  # a bare score, a verdict word
+        case('{"1": {"score": 0}, "2": {"prob_met": 0.4}}', None, [5.0, -3.0]),  # clamped to 1; a probability
+        case('{"1": {"subitems": {"1": {"prob_met": 0.9}, "2": {"prob_met": 0.2', [[4.0, 6.0]], [10.0]),  # subitem 2 cut: partial
+        case('"1": {"subitems": {"1": {"prob_met": 0.5}, "2": {"prob_met": 1} and so on', [[4.0, 6.0]], [10.0]),  # the section fallback
+        case("I cannot grade this.", None, [5.0, -3.0]),
+        case('Scores: "1": {"score": 5, "why": {"a": 1}} and "2": {"score": 3}', None, [5.0, -3.0]),  # a nested object: item 1 not scanned
+        case('{"1": {"awarded_points": 3, "score": 7}}', [[4.0, 6.0]], [10.0]),  # PLawBench reads awarded points first
+        case('{"1": {"awarded_points": 3}, "2": {"score": 7}}', None, [5.0, -3.0], [False, True]),  # item 1's score_type: partial points of 5
+        case('{"1": {"subitems": {"1": {"prob_met": 0.5}}}}', [[4.0]], [3.0], [True]),  # its score_type: the 1-10 scale, of 10
+        case('{"1": {"score": 4}, "2": {"score": 7}}', None, [5.0, 5.0], [False, True]),  # as asked of a 1-10 item, not of points
     ]
     local = assert_reads_alike(cases)
     assert all(reading is not None for reading in local), local
@@ -222,15 +235,18 @@ def test_what_only_the_hosts_repairs_read_is_read_in_the_worker() -> None:
     assert local[7] == ([0.0, 1.0], [False, True], 2)
     assert local[8] == ([0.0, 0.3], [False, False], 1)
     assert local[9] == ([0.3], [False], 0)
+    assert local[10] == ([0.6, 0.7], [False, True], 0)
+    assert local[11] == ([0.2], [False], 0)
+    assert local[12] == ([0.8, 0.7], [True, True], 0)
 
 
 def test_what_python_may_read_otherwise_is_left_to_the_service() -> None:
     """A key or a numeric string outside ASCII, a separator Python's float() keeps, nesting the service bounds."""
-    assert read_scored_output('{"\u0131tem 1": {"score": 8}, "2": {"score": 3}}', [5.0, 5.0]) is None
-    assert read_scored_output('{"1": {"score": "\u0668"}, "2": {"score": 3}}', [5.0, 5.0]) is None
-    assert read_scored_output('{"1": {"score": "\\u001c8"}, "2": {"score": 3}}', [5.0, 5.0]) is None
-    assert read_subitem_output('{"1": {"subitems": {"1": {"prob_met": "\uff10.5"}}}}', [[4.0]], [4.0]) is None
-    assert read_scored_output("[" * 600 + "]" * 600, [5.0]) is None
+    assert read_here(*case('{"\u0131tem 1": {"score": 8}, "2": {"score": 3}}', None, [5.0, 5.0])) is None
+    assert read_here(*case('{"1": {"score": "\u0668"}, "2": {"score": 3}}', None, [5.0, 5.0])) is None
+    assert read_here(*case('{"1": {"score": "\\u001c8"}, "2": {"score": 3}}', None, [5.0, 5.0])) is None
+    assert read_here(*case('{"1": {"subitems": {"1": {"prob_met": "\uff10.5"}}}}', [[4.0]], [4.0])) is None
+    assert read_here(*case("[" * 600 + "]" * 600, None, [5.0])) is None
 
 
 TAILS = ['{"a": 1', '{"a": 1.5e', '{"a": "cut', '{"a": "x\\"', '{"a": [1, 2', '{"a": {"b": -', '{"a": true', '{"a": tru', '{"a": 1}', "",

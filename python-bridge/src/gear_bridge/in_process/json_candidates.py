@@ -4,7 +4,7 @@ parser's variants of them."""
 
 from __future__ import annotations
 
-from .json_reading import skip_space
+from .json_reading import JS_SPACE, skip_space
 
 __all__ = ["json_candidates", "scored_candidates", "fenced_blocks", "first_balanced_braces", "first_balanced_object", "without_outer_fence",
            "without_cut_tail", "with_missing_closers"]
@@ -111,9 +111,6 @@ def without_outer_fence(text: str, json_optional: bool) -> str:
     return text[:-3].rstrip() if text.endswith("```") else text
 
 
-# JavaScript's String.prototype.trimEnd() whitespace (the service's dropCutTail trims with it): not
-# Python's, which has \x1c-\x1f and \x85 and lacks \ufeff.
-_JS_SPACE = "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 _NUMBER_TAIL = frozenset("0123456789.eE+-")
 
 
@@ -128,14 +125,14 @@ def without_cut_tail(text: str) -> str:
         end = len(s)
         while end > 0 and s[end - 1] in _NUMBER_TAIL:
             end -= 1
-    cut = s[:end].rstrip(_JS_SPACE)
+    cut = s[:end].rstrip(JS_SPACE)
     if cut.endswith(":"):
         # The key goes too: the object gets no entry for a value it did not receive.
-        cut = cut[:-1].rstrip(_JS_SPACE)
+        cut = cut[:-1].rstrip(JS_SPACE)
         if cut.endswith('"'):
             key_start = cut.rfind('"', 0, len(cut) - 1)
             if key_start >= 0:
-                cut = cut[:key_start].rstrip(_JS_SPACE)
+                cut = cut[:key_start].rstrip(JS_SPACE)
     return cut[:-1] if cut.endswith(",") else cut
 
 

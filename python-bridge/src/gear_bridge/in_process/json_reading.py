@@ -11,7 +11,7 @@ from typing import Any, Final, Sequence
 
 from .numeric_keys import Uncertain
 
-__all__ = ["PY_SPACE", "UNREAD", "NOT_JSON", "BEYOND", "strip_reasoning", "has_reasoning_tags", "first_reading", "keyed_items", "items_of", "json_reads_alike", "loads",
+__all__ = ["PY_SPACE", "JS_SPACE", "UNREAD", "NOT_JSON", "BEYOND", "strip_reasoning", "has_reasoning_tags", "first_reading", "keyed_items", "items_of", "json_reads_alike", "loads",
            "loads_numbers_as_floats", "py_float", "skip_space", "Outcomes", "record", "BatchReading", "policy_applied"]
 
 #: An output that holds no verdict the host could read (it counts against the response).
@@ -28,6 +28,10 @@ _TAG = re.compile(r"<(/?)[tT][hH][iI][nN][kK]>")
 #: Python's whitespace (str.isspace; what \\s matches in a str pattern) as a regex class: the
 #: service's PY_WHITESPACE_CLASS (adapters/judge-output/python-text.ts).
 PY_SPACE: Final = "[\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+
+#: JavaScript's whitespace (String.prototype.trim(); what \\s matches in a JavaScript regex), where the
+#: service trims with it: not Python's, which has \\x1c-\\x1f and \\x85 and lacks \\ufeff.
+JS_SPACE: Final = "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 #: :func:`loads`' answer for a text that is not JSON.
 NOT_JSON: Final = object()

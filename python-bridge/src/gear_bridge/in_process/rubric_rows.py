@@ -17,6 +17,8 @@ import math
 import re
 from typing import Any, NamedTuple, Sequence
 
+from .json_reading import JS_SPACE
+
 __all__ = ["RubricParts", "Edge", "ROLES", "RELATIONS", "retention_override", "read_canonical", "read_official", "read_official_row", "read_scored_row", "read_ruscarl", "read_rar", "MAX_CRITERIA", "MAX_EDGES", "FLOAT_INT_LIMIT"]
 
 #: The service's default limits (python-bridge/service/limits.ts): a larger rubric is its to refuse.
@@ -285,21 +287,41 @@ def read_official_row(row: Any) -> RubricParts | None:
     return parts
 
 
-def read_scored_row(row: Any, host: str) -> RubricParts | None:
-    """A WritingBench or PLawBench row (an official GEAR row) whose every item is on the host's
-    default scale (WritingBench 1-10, PLawBench partial points out of its positive points): one
-    declaring its own ``score_type``, and a PLawBench item without positive points (the service
-    refuses it), is left to the service."""
+def read_scored_row(row: Any, host: str) -> tuple[RubricParts, tuple[bool, ...]] | None:
+    """A WritingBench or PLawBench row (an official GEAR row) and whether each item is scored on
+    the 1-10 scale (else in partial points): its ``tags.score_type`` where it names one, else the
+    host's (WritingBench 1-10, PLawBench partial points), as adapters/scored/format.ts reads it.
+    Left to the service: a ``score_type`` that is no string (it refuses it), an item in partial
+    points without positive points (it refuses it), and a PLawBench row with a criterion without
+    positive points (its native reward is not the official flat one there)."""
     parts = read_official_row(row)
     if parts is None:
         return None
-    for item in row["reward_model"]["rubrics"]:
-        tags = item.get("tags")
-        if type(tags) is dict and "score_type" in tags:
+    scales: list[bool] = []
+    for item, weight in zip(row["reward_model"]["rubrics"], parts.weights):
+        scale = _on_scale(item, host)
+        if scale is None or not scale and not weight > 0:
             return None
+        scales.append(scale)
     if host == "plawbench" and not all(w > 0 for w in parts.weights):
         return None
-    return parts
+    return parts, tuple(scales)
+
+
+
+
+def _on_scale(item: Any, host: str) -> bool | None:
+    """scoreTypeOf: whether the item is scored on the 1-10 scale, or None where the service refuses
+    its score_type. (Lowering maps no character outside ASCII into either name, in Python as in
+    JavaScript.)"""
+    tags = item.get("tags") if type(item) is dict else None
+    declared = tags.get("score_type") if type(tags) is dict else None
+    if declared is not None and type(declared) is not str:
+        return None
+    name = declared.strip(JS_SPACE).lower() if declared is not None else ""
+    if name == "scale_1_10" or name == "partial_points":
+        return name == "scale_1_10"
+    return host == "writingbench"
 
 
 def read_ruscarl(row: Any) -> RubricParts | None:

@@ -35,7 +35,7 @@ from .numeric_keys import Uncertain, numeric_key, numeric_key_dict, top_level_li
 from .scored_scan import scan_scored_items, scan_subitem_sections
 from .scored_values import SCORED_THRESHOLD, ScoredItem, item_reading
 
-__all__ = ["read_scored_output", "read_subitem_output", "subitem_points", "SCORED_CHUNK", "SCORED_THRESHOLD"]
+__all__ = ["read_scored", "scored_items", "subitem_points", "SCORED_CHUNK", "SCORED_THRESHOLD"]
 
 #: Criteria per judge request (GEAR_MAX_RUBRICS_PER_JUDGE, adapters/scored/judge-prompt.ts).
 SCORED_CHUNK = 4
@@ -44,14 +44,28 @@ SCORED_CHUNK = 4
 _READ_BEFORE_SCORE = ("normalized_score", "prob_met", "probability", "prob", "p", "criteria_met")
 
 
-def read_scored_output(raw: str, weights: Sequence[float]) -> BatchReading | None:
-    """The readings of one WritingBench request's criteria (``weights`` theirs, whose signs decide
-    what an unread one counts as), or None when the service must read the output."""
-    count = len(weights)
+def scored_items(texts: Sequence[str], weights: Sequence[float], scales: Sequence[bool], subitem_mode: bool) -> tuple[ScoredItem, ...]:
+    """Each criterion as the host asks it (adapters/scored/format.ts): a 1-10 score (``scales``) has
+    the maximum 10, partial points their points (positive, as the row reading requires); in
+    PLawBench's mode each is split into its "(+N分)" subitems up to that maximum."""
+    items = []
+    for text, weight, scale in zip(texts, weights, scales):
+        maximum = 10.0 if scale else weight
+        items.append((subitem_points(text, maximum) if subitem_mode else None, scale, maximum))
+    return tuple(items)
+
+
+def read_scored(raw: str, items: Sequence[ScoredItem], weights: Sequence[float]) -> BatchReading | None:
+    """The readings of one request's criteria (``items``, and ``weights`` whose signs decide what an
+    unread one counts as), or None when the service must read the output."""
+    count = len(items)
     if not 1 <= count <= SCORED_CHUNK:
         return None
-    asked = _scores_as_asked(keyed_items(raw, count))
-    return asked if asked is not None else _read(raw, [(None, 10.0)] * count, weights)
+    if items[0][0] is None:
+        asked = _scores_as_asked(keyed_items(raw, count)) if all(scale for _, scale, _ in items) else None
+    else:
+        asked = _subitems_as_asked(keyed_items(raw, count, nested=True), items)
+    return asked if asked is not None else _read(raw, items, weights)
 
 
 def _scores_as_asked(items: list[dict[str, Any]] | None) -> BatchReading | None:
@@ -130,25 +144,15 @@ def subitem_points(criterion: str, max_points: float) -> tuple[float, ...]:
 _SUBITEM_KEYS = tuple(str(k) for k in range(1, 65))
 
 
-def read_subitem_output(raw: str, subitems: Sequence[Sequence[float]], maxima: Sequence[float]) -> BatchReading | None:
-    """The readings of one PLawBench request's criteria (their subitems' points and their maxima,
-    which are their positive points, in request order), or None when the service must read the output."""
-    count = len(subitems)
-    if not 1 <= count <= SCORED_CHUNK:
-        return None
-    asked = _subitems_as_asked(keyed_items(raw, count, nested=True), subitems, maxima)
-    return asked if asked is not None else _read(raw, list(zip(subitems, maxima)), maxima)
-
-
-def _subitems_as_asked(items: list[dict[str, Any]] | None, subitems: Sequence[Sequence[float]], maxima: Sequence[float]) -> BatchReading | None:
+def _subitems_as_asked(answered: list[dict[str, Any]] | None, items: Sequence[ScoredItem]) -> BatchReading | None:
     """The items the prompt asks for, each exactly ``{"subitems": {...}}`` with exactly the keys
     "1".."m" of its m subitems, each exactly ``{"prob_met": x}`` with x a number in [0, 1]. Else None."""
-    if items is None:
+    if answered is None:
         return None
     p: list[float] = []
     met: list[bool] = []
-    for item, points_of, most in zip(items, subitems, maxima):
-        if len(item) != 1:
+    for item, (points_of, _, most) in zip(answered, items):
+        if points_of is None or len(item) != 1:
             return None
         answers = item.get("subitems")
         if type(answers) is not dict or len(answers) != len(points_of) or len(points_of) > len(_SUBITEM_KEYS):

@@ -2,9 +2,11 @@
 (adapters/scored/judge-parse.ts: ``coerce``, ``normalize`` and the subitem sums, the official
 ``_coerce_scored_payload_value`` and ``_normalize_scored_result``).
 
-An item is WritingBench's (``subitems`` None: a 1-10 score, p = score / 10) or PLawBench's (its
-"(+N分)" subitems' points, a probability each: p = sum(probability x points) / its points); the
-service's defaults, the only ones it runs: threshold 0.7, PLawBench's ``pi_mode`` prob. A value is
+An item is asked as WritingBench asks (``subitems`` None: one score) or as PLawBench asks (its
+"(+N分)" subitems' points: a probability each, p = sum(probability x points) / its maximum); its
+score type is a 1-10 scale (``scale``: maximum 10, p = score / 10) or partial points (maximum its
+points): each host's own by default, or the item's ``score_type``. The service's defaults are the
+only ones it runs: threshold 0.7, PLawBench's ``pi_mode`` prob. A value is
 read as a probability-like field, a verdict, the score or the subitems, coerced and clamped as the
 service does; None where the service reads it as unread (it then counts against the response).
 Numbers come as floats (``loads_numbers_as_floats``), as the service's are JavaScript numbers.
@@ -18,8 +20,9 @@ from .json_reading import py_float
 
 __all__ = ["ScoredItem", "SCORED_THRESHOLD", "item_reading", "normalized", "subitem_bool"]
 
-#: An item: its subitems' points (PLawBench) or None (WritingBench), and its maximum (10, or its points).
-ScoredItem = tuple[Sequence[float] | None, float]
+#: An item: its subitems' points (PLawBench) or None (WritingBench), whether its score type is the
+#: 1-10 scale (else partial points), and its maximum (10, or its points).
+ScoredItem = tuple[Sequence[float] | None, bool, float]
 
 #: score_met_threshold: met = p >= 0.7 (the official default).
 SCORED_THRESHOLD = 0.7
@@ -32,13 +35,13 @@ _TRUE_WORDS = frozenset(["true", "yes", "present", "met", "satisfied", "fulfille
 _FALSE_WORDS = frozenset(["false", "no", "not_present", "not present", "unmet", "not_met", "0", "\u5426", "\u4e0d\u6ee1\u8db3"])
 
 
-def item_reading(value: Any, subitems: Sequence[float] | None, maximum: float) -> tuple[float, bool] | None:
+def item_reading(value: Any, subitems: Sequence[float] | None, scale: bool, maximum: float) -> tuple[float, bool] | None:
     """coerce, then normalize: the (p, met) of one item's value (a JSON value, numbers as floats)."""
-    coerced = _coerced(value, subitems)
-    return None if coerced is None else normalized(coerced, subitems, maximum)
+    coerced = _coerced(value, subitems, scale)
+    return None if coerced is None else normalized(coerced, subitems, scale, maximum)
 
 
-def _coerced(value: Any, subitems: Sequence[float] | None) -> dict[str, Any] | None:
+def _coerced(value: Any, subitems: Sequence[float] | None, scale: bool) -> dict[str, Any] | None:
     """coerce: the item's judgment as an object, or None (unread)."""
     kind = type(value)
     if kind is dict:
@@ -46,34 +49,34 @@ def _coerced(value: Any, subitems: Sequence[float] | None) -> dict[str, Any] | N
     if kind is bool:
         return {"criteria_met": value}
     if kind is float:
-        return _coerced_number(value, subitems)
+        return _coerced_number(value, subitems, scale)
     if kind is str:
         word = subitem_bool(value)
-        # "1" on a 1-10 scale is a score of 1 to the judge but "met" to the host's word list: unread.
+        # Asked for one score, "1" is a score of 1 to the judge but "met" to the host's word list: unread.
         if word is not None and subitems is None and value.strip() in ("0", "1"):
             return None
         if word is not None:
             return {"criteria_met": word}
         x = py_float(value)
-        return None if x is None else _coerced_number(x, subitems)
+        return None if x is None else _coerced_number(x, subitems, scale)
     return None
 
 
-def _coerced_number(x: float, subitems: Sequence[float] | None) -> dict[str, Any] | None:
+def _coerced_number(x: float, subitems: Sequence[float] | None, scale: bool) -> dict[str, Any] | None:
     if x - x != 0:
         return None  # NaN or infinite
     if subitems is not None and 0 <= x <= 1:
         return {"prob_met": x}
-    return {"score" if subitems is None else "awarded_points": x}
+    return {"score" if scale else "awarded_points": x}
 
 
-def normalized(raw: dict[str, Any], subitems: Sequence[float] | None, maximum: float) -> tuple[float, bool] | None:
+def normalized(raw: dict[str, Any], subitems: Sequence[float] | None, scale: bool, maximum: float) -> tuple[float, bool] | None:
     """normalize: awarded points -> p = awarded / maximum clamped to [0, 1], met = p >= 0.7."""
     points = _probability_subitems(raw, subitems, maximum) if subitems is not None else None
     if points is None:
         points = _direct_score(raw, maximum)
         if points is None:
-            points = _raw_score(raw, subitems is None, maximum)
+            points = _raw_score(raw, scale, maximum)
     if points is None or isinstance(points, _Unread):
         return None  # _raw_score never gives None: the guard only narrows the type
     p = _clamp(points / maximum, 0.0, 1.0)

@@ -26,7 +26,8 @@ from .official_output import read_batch_output
 from .options import LocalOptions, gear_host_options, host_options, resolve_options, zero_reward_options
 from .rar_output import read_satisfied
 from .rubric_rows import RubricParts, read_canonical, read_official, read_official_row, read_rar, read_ruscarl, read_scored_row
-from .scored_output import SCORED_CHUNK, read_scored_output, read_subitem_output, subitem_points
+from .scored_output import SCORED_CHUNK, read_scored, scored_items
+from .scored_values import ScoredItem
 
 __all__ = ["InProcessScorer", "in_process_scorer", "IN_PROCESS_METHODS"]
 
@@ -96,11 +97,11 @@ class InProcessScorer:
         return self._compile_content(row.format, row.content)
 
     def _compile_content(self, form: str, content: Any) -> Any:
-        """The (layout, host or None, exact plan or None, PLawBench's subitem points or None) of a
-        row's format and content, or _DECLINED."""
+        """The (layout, host or None, exact plan or None, a scored host's items or None) of a row's
+        format and content, or _DECLINED."""
         parts: RubricParts | None
         options = self._options
-        subitems = None
+        scored = None
         host = (self.settings.host or form) if form in HOSTS else None
         if host in _GRADER_HOSTS:
             parts = read_ruscarl(content)
@@ -112,19 +113,21 @@ class InProcessScorer:
             parts = read_rar(content)
             options = self._zero_reward_options
         elif host in _SCORED_HOSTS:
-            parts = read_scored_row(content, host)
+            scored_row = read_scored_row(content, host)
             # WritingBench normalizes as the official GEAR host does, PLawBench as RaR-Explicit.
             options = self._gear_host_options if host == "writingbench" else self._zero_reward_options
-            if parts is not None and host == "plawbench":
-                subitems = tuple([subitem_points(text, weight) for text, weight in zip(parts.texts, parts.weights)])
+            parts = None
+            if scored_row is not None:
+                parts, scales = scored_row
+                scored = scored_items(parts.texts, parts.weights, scales, subitem_mode=host == "plawbench")
         elif host is not None:
             parts = None
         else:
             parts = _READERS[form](content)
-        return self._compiled(parts, options, host, subitems)
+        return self._compiled(parts, options, host, scored)
 
     def _compiled(self, parts: RubricParts | None, options: LocalOptions | None, host: str | None,
-                  subitems: tuple[tuple[float, ...], ...] | None) -> Any:
+                  scored: tuple[ScoredItem, ...] | None) -> Any:
         """The entry of a row read to ``parts`` (None: not read here), or _DECLINED."""
         if parts is None or options is None:
             return _DECLINED
@@ -132,7 +135,7 @@ class InProcessScorer:
         if layout is None:
             return _DECLINED
         plan = exact_plan(layout, parts, options, self._aggregator) if self._aggregator in _EXACT_METHODS else None
-        return _DECLINED if plan is DECLINED else (layout, host, plan, subitems)
+        return _DECLINED if plan is DECLINED else (layout, host, plan, scored)
 
     def _entry_of_text(self, spec: str) -> Any:
         """:meth:`_entry` of a row that came as the JSON text ``spec``, read straight to its parts
@@ -164,9 +167,9 @@ class InProcessScorer:
         if entry is _DECLINED:
             self.declined += 1
             return None
-        layout, host, plan, subitems = entry
+        layout, host, plan, scored = entry
         if host:
-            out = None if isinstance(judgment, JudgeScores) else self._host_fields(layout, plan, host, judgment, subitems)
+            out = None if isinstance(judgment, JudgeScores) else self._host_fields(layout, plan, host, judgment, scored)
         elif isinstance(judgment, JudgeScores) and len(judgment.p) == layout.size:
             out = self._aggregated(layout, plan, judgment.p, judgment.d, fcp)
         else:
@@ -195,9 +198,9 @@ class InProcessScorer:
                 return None  # the caller's reading names the field
         if entry is _DECLINED:
             return None
-        layout, host, plan, subitems = entry
+        layout, host, plan, scored = entry
         if host:
-            out = (self._host_fields(layout, plan, host, judgments, subitems) if type(judgments) is list and _STRINGS.issuperset(map(type, judgments))
+            out = (self._host_fields(layout, plan, host, judgments, scored) if type(judgments) is list and _STRINGS.issuperset(map(type, judgments))
                    else None)
         else:
             usual = usual_scores(judgments)
@@ -207,15 +210,15 @@ class InProcessScorer:
         return out
 
     def _host_fields(self, layout: Layout, plan: ExactPlan | None, host: str, judgment: Sequence[str],
-                     subitems: tuple[tuple[float, ...], ...] | None) -> dict[str, float | int] | None:
+                     scored: tuple[ScoredItem, ...] | None) -> dict[str, float | int] | None:
         weights = layout.weights
         if host == _BATCH_HOST:
             read = read_batch_output(judgment[0], layout.size, weights) if len(judgment) == 1 else None
             if read is None:
                 return None
             return self._aggregated(layout, plan, read[0], read[1], None, _official_flat_reward(weights, read[0]), read[2])
-        if host in _SCORED_HOSTS:
-            return self._scored_fields(layout, plan, judgment, subitems)
+        if scored is not None:
+            return self._scored_fields(layout, plan, judgment, scored)
         rar = host == _RAR_HOST
         read_one = read_satisfied if rar else read_verdict
         p: list[float] = []
@@ -239,9 +242,9 @@ class InProcessScorer:
         return self._aggregated(layout, plan, p, met, None, native, unread)
 
     def _scored_fields(self, layout: Layout, plan: ExactPlan | None, outputs: Sequence[str],
-                       subitems: tuple[tuple[float, ...], ...] | None) -> dict[str, float | int] | None:
-        """WritingBench (``subitems`` None) or PLawBench: one output per request of up to 4
-        criteria, in rubric order, every one there; the native reward is each host's."""
+                       items: tuple[ScoredItem, ...]) -> dict[str, float | int] | None:
+        """WritingBench or PLawBench: one output per request of up to 4 criteria, in rubric order,
+        every one there; the native reward is each host's."""
         size = layout.size
         if len(outputs) != -(-size // SCORED_CHUNK):
             return None
@@ -251,8 +254,7 @@ class InProcessScorer:
         unread = 0
         for start, output in zip(range(0, size, SCORED_CHUNK), outputs):
             end = min(size, start + SCORED_CHUNK)
-            read = (read_scored_output(output, weights[start:end]) if subitems is None
-                    else read_subitem_output(output, subitems[start:end], weights[start:end]))
+            read = read_scored(output, items[start:end], weights[start:end])
             if read is None:
                 return None
             p += read[0]
