@@ -308,8 +308,6 @@ def read_scored_row(row: Any, host: str) -> tuple[RubricParts, tuple[bool, ...]]
     return parts, tuple(scales)
 
 
-
-
 def _on_scale(item: Any, host: str) -> bool | None:
     """scoreTypeOf: whether the item is scored on the 1-10 scale, or None where the service refuses
     its score_type. (Lowering maps no character outside ASCII into either name, in Python as in
