@@ -585,6 +585,25 @@ def test_each_official_output_reads_as_the_service_reads_it(server: EmbeddedServ
     assert_read_alike(server, spec, [output], True, aggregator=aggregator)
 
 
+RULE_TAGS = [{"verifier": "rule", "function": "within_range"}, ["axis:accuracy", "verifier:rule", "function:within_range"],
+             {"verifier": "rule", "function": ""}, ["verifier:rule"], {"verifier": "Rule", "function": "f"}]
+
+
+@pytest.mark.parametrize("output", OFFICIAL_READ_OUTPUTS[::3])
+@pytest.mark.parametrize("tags", RULE_TAGS)
+@pytest.mark.parametrize("points", [2, -2])
+def test_each_official_output_reads_as_the_service_reads_it_beside_a_rule_verified_item(server: EmbeddedServer, output: str, tags: Any, points: int) -> None:
+    """Every third listed output for an official GEAR row whose first item (a criterion or a
+    penalty) may be rule-verified (the first two tags: it is not judged, counts against the
+    response and is counted; the others: it is judged, the output's "1" is its): answered in the
+    worker, every field the service's."""
+    rubrics = [{"id": "r0", "criterion": "Gives the value in mmol/L.", "points": points, "tags": tags},
+               {"id": "r1", "criterion": "Says 3.9 mmol/L is within the normal range.", "points": 5},
+               {"id": "r2", "criterion": "Recommends potassium supplements.", "points": -4}]
+    spec = {"format": "gear", "row": {"prompt": [{"role": "user", "content": "Is a potassium of 3.9 low?"}], "reward_model": {"rubrics": rubrics}}}
+    assert_read_alike(server, spec, [output], True, aggregator="gear")
+
+
 tally = {"in_process": 0, "declined": 0, "one_step": 0}
 
 

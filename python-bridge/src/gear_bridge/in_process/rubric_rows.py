@@ -19,7 +19,7 @@ from typing import Any, NamedTuple, Sequence
 
 from .json_reading import JS_SPACE
 
-__all__ = ["RubricParts", "Edge", "ROLES", "RELATIONS", "retention_override", "read_canonical", "read_official", "read_official_row", "read_scored_row", "read_ruscarl", "read_rar", "MAX_CRITERIA", "MAX_EDGES", "FLOAT_INT_LIMIT"]
+__all__ = ["RubricParts", "Edge", "ROLES", "RELATIONS", "retention_override", "read_canonical", "read_official", "read_official_row", "read_gear_row", "read_scored_row", "read_ruscarl", "read_rar", "MAX_CRITERIA", "MAX_EDGES", "FLOAT_INT_LIMIT"]
 
 #: The service's default limits (python-bridge/service/limits.ts): a larger rubric is its to refuse.
 MAX_CRITERIA = 512
@@ -275,16 +275,54 @@ def _may_be_rule_verified(items: Sequence[Any]) -> bool:
 
 
 def read_official_row(row: Any) -> RubricParts | None:
-    """OfficialGearRowSchema (host ``gear``: a conversation and an official reward_model), read as
-    read_official reads the reward_model; a row that may hold rule-verified items is left to the
-    service (their criteria are not judged)."""
-    if type(row) is not dict or not _conversation(row.get("prompt")):
-        return None
-    reward_model: Any = row.get("reward_model")
-    parts = read_official(reward_model)
-    if parts is None or _may_be_rule_verified(reward_model["rubrics"]):
+    """OfficialGearRowSchema (a conversation and an official reward_model), read as read_official
+    reads the reward_model; a row that may hold rule-verified items is left to the service (their
+    criteria are not judged, so the requests cover fewer criteria)."""
+    parts = _official_row(row)
+    if parts is None or _may_be_rule_verified(row["reward_model"]["rubrics"]):
         return None
     return parts
+
+
+def read_gear_row(row: Any) -> tuple[RubricParts, tuple[int, ...] | None] | None:
+    """An official GEAR host row (host ``gear``) and the positions its judge answers (None: all):
+    a rule-verified item (adapters/official-gear/format.ts ``isRuleVerified``: ``tags.verifier`` is
+    "rule" and ``tags.function`` truthy, list tags "key:value" read as the official code reads them)
+    is not judged; gear does not run rule functions, so it counts against the response. A row
+    whose every item is rule-verified asks no judge: left to the service."""
+    parts = _official_row(row)
+    if parts is None:
+        return None
+    items = row["reward_model"]["rubrics"]
+    judged = tuple([k for k, item in enumerate(items) if not _rule_verified(item)])
+    if not judged:
+        return None
+    return parts, None if len(judged) == len(items) else judged
+
+
+def _official_row(row: Any) -> RubricParts | None:
+    if type(row) is not dict or not _conversation(row.get("prompt")):
+        return None
+    return read_official(row.get("reward_model"))
+
+
+def _rule_verified(item: Any) -> bool:
+    """isRuleVerified: tags.verifier == "rule" and a truthy tags.function."""
+    if type(item) is not dict:
+        return False
+    tags = item.get("tags")
+    found: dict[str, Any] = {}
+    if type(tags) is list:
+        for tag in tags:
+            if type(tag) is str:
+                key, colon, value = tag.partition(":")
+                found[key] = value if colon else True
+    elif type(tags) is dict:
+        found = tags
+    function = found.get("function")
+    # JavaScript's Boolean(): NaN is false, where Python's bool() is true.
+    truthy = bool(function) and not (type(function) is float and function != function)
+    return type(found.get("verifier")) is str and found["verifier"] == "rule" and truthy
 
 
 def read_scored_row(row: Any, host: str) -> tuple[RubricParts, tuple[bool, ...]] | None:

@@ -25,7 +25,7 @@ from .layout import Layout, compile_layout
 from .official_output import read_batch_output
 from .options import LocalOptions, gear_host_options, host_options, resolve_options, zero_reward_options
 from .rar_output import read_satisfied
-from .rubric_rows import RubricParts, read_canonical, read_official, read_official_row, read_rar, read_ruscarl, read_scored_row
+from .rubric_rows import RubricParts, read_canonical, read_gear_row, read_official, read_rar, read_ruscarl, read_scored_row
 from .scored_output import SCORED_CHUNK, read_scored, scored_items
 from .scored_values import ScoredItem
 
@@ -97,17 +97,19 @@ class InProcessScorer:
         return self._compile_content(row.format, row.content)
 
     def _compile_content(self, form: str, content: Any) -> Any:
-        """The (layout, host or None, exact plan or None, a scored host's items or None) of a row's
-        format and content, or _DECLINED."""
+        """The (layout, host or None, exact plan or None, a scored host's items or None, the official
+        host's judged positions or None: all) of a row's format and content, or _DECLINED."""
         parts: RubricParts | None
         options = self._options
         scored = None
+        judged = None
         host = (self.settings.host or form) if form in HOSTS else None
         if host in _GRADER_HOSTS:
             parts = read_ruscarl(content)
             options = self._host_options
         elif host == _BATCH_HOST:
-            parts = read_official_row(content)
+            gear_row = read_gear_row(content)
+            parts, judged = (None, None) if gear_row is None else gear_row
             options = self._gear_host_options
         elif host == _RAR_HOST:
             parts = read_rar(content)
@@ -124,10 +126,10 @@ class InProcessScorer:
             parts = None
         else:
             parts = _READERS[form](content)
-        return self._compiled(parts, options, host, scored)
+        return self._compiled(parts, options, host, scored, judged)
 
     def _compiled(self, parts: RubricParts | None, options: LocalOptions | None, host: str | None,
-                  scored: tuple[ScoredItem, ...] | None) -> Any:
+                  scored: tuple[ScoredItem, ...] | None = None, judged: tuple[int, ...] | None = None) -> Any:
         """The entry of a row read to ``parts`` (None: not read here), or _DECLINED."""
         if parts is None or options is None:
             return _DECLINED
@@ -135,7 +137,7 @@ class InProcessScorer:
         if layout is None:
             return _DECLINED
         plan = exact_plan(layout, parts, options, self._aggregator) if self._aggregator in _EXACT_METHODS else None
-        return _DECLINED if plan is DECLINED else (layout, host, plan, scored)
+        return _DECLINED if plan is DECLINED else (layout, host, plan, scored, judged)
 
     def _entry_of_text(self, spec: str) -> Any:
         """:meth:`_entry` of a row that came as the JSON text ``spec``, read straight to its parts
@@ -167,9 +169,9 @@ class InProcessScorer:
         if entry is _DECLINED:
             self.declined += 1
             return None
-        layout, host, plan, scored = entry
+        layout, host, plan, scored, judged = entry
         if host:
-            out = None if isinstance(judgment, JudgeScores) else self._host_fields(layout, plan, host, judgment, scored)
+            out = None if isinstance(judgment, JudgeScores) else self._host_fields(layout, plan, host, judgment, scored, judged)
         elif isinstance(judgment, JudgeScores) and len(judgment.p) == layout.size:
             out = self._aggregated(layout, plan, judgment.p, judgment.d, fcp)
         else:
@@ -198,9 +200,9 @@ class InProcessScorer:
                 return None  # the caller's reading names the field
         if entry is _DECLINED:
             return None
-        layout, host, plan, scored = entry
+        layout, host, plan, scored, judged = entry
         if host:
-            out = (self._host_fields(layout, plan, host, judgments, scored) if type(judgments) is list and _STRINGS.issuperset(map(type, judgments))
+            out = (self._host_fields(layout, plan, host, judgments, scored, judged) if type(judgments) is list and _STRINGS.issuperset(map(type, judgments))
                    else None)
         else:
             usual = usual_scores(judgments)
@@ -210,10 +212,12 @@ class InProcessScorer:
         return out
 
     def _host_fields(self, layout: Layout, plan: ExactPlan | None, host: str, judgment: Sequence[str],
-                     scored: tuple[ScoredItem, ...] | None) -> dict[str, float | int] | None:
+                     scored: tuple[ScoredItem, ...] | None, judged: tuple[int, ...] | None) -> dict[str, float | int] | None:
         weights = layout.weights
         if host == _BATCH_HOST:
-            read = read_batch_output(judgment[0], layout.size, weights) if len(judgment) == 1 else None
+            if len(judgment) != 1:
+                return None
+            read = read_batch_output(judgment[0], layout.size, weights) if judged is None else _judged_only(judgment[0], judged, weights)
             if read is None:
                 return None
             return self._aggregated(layout, plan, read[0], read[1], None, _official_flat_reward(weights, read[0]), read[2])
@@ -332,6 +336,22 @@ def _fields(score: float, native: float, criteria: int, unread: int, gear: float
     return {"score": score, "native_score": native, "num_criteria": criteria, "unread_judgments": unread, "judged": 0,
             "judge_failed_criteria": 0, "judge_requests": 0, "judge_cache_hits": 0, "judge_latency_ms": 0.0,
             "gear_reward": gear, "flat_reward": flat, "hard_reward": hard}
+
+
+def _judged_only(output: str, judged: tuple[int, ...], weights: Sequence[float]) -> tuple[list[float], list[bool], int] | None:
+    """An official GEAR row with rule-verified items: the output answers the judged positions (its
+    keys "1".."n" in their order); every other criterion is not judged (gear runs no rule
+    function), so it counts against the response, and is counted, as the service's failure policy
+    counts it."""
+    read = read_batch_output(output, len(judged), [weights[k] for k in judged])
+    if read is None:
+        return None
+    p = [1.0 if w < 0 else 0.0 for w in weights]
+    met = [w < 0 for w in weights]
+    for at, k in enumerate(judged):
+        p[k] = read[0][at]
+        met[k] = read[1][at]
+    return p, met, read[2] + len(weights) - len(judged)
 
 
 def _official_flat_reward(weights: Sequence[float], p: Sequence[float]) -> float:
