@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Final, Sequence
+from typing import Any, Callable, Final, Sequence
 
 from .numeric_keys import Uncertain
 
 __all__ = ["PY_SPACE", "JS_SPACE", "UNREAD", "NOT_JSON", "BEYOND", "strip_reasoning", "has_reasoning_tags", "first_reading", "keyed_items", "items_of", "json_reads_alike", "loads",
-           "loads_numbers_as_floats", "py_float", "skip_space", "Outcomes", "record", "BatchReading", "policy_applied"]
+           "loads_numbers_as_floats", "py_float", "skip_space", "Outcomes", "record", "BatchReading", "policy_applied", "batch_reading"]
 
 #: An output that holds no verdict the host could read (it counts against the response).
 UNREAD = "unread"
@@ -237,3 +237,17 @@ def policy_applied(outcomes: Outcomes, weights: Sequence[float]) -> BatchReading
             p.append(read[0])
             met.append(read[1])
     return p, met, unread
+
+
+def batch_reading(raw: str, outcomes_of: Callable[[str], Outcomes], weights: Sequence[float]) -> BatchReading | None:
+    """A batch output read as the service reads it: reasoning stripped, the host's reading
+    (``outcomes_of`` the text), then the failure policy; None where Python's reading may not be the
+    service's (``json_reads_alike``, or :class:`Uncertain` raised while reading)."""
+    text = strip_reasoning(raw)
+    if not json_reads_alike(text):
+        return None
+    try:
+        outcomes = outcomes_of(text)
+    except Uncertain:
+        return None
+    return policy_applied(outcomes, weights)

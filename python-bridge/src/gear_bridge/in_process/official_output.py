@@ -27,7 +27,7 @@ from typing import Any, Iterator, Sequence
 
 from .item_scan import keyed_matches
 from .json_candidates import json_candidates, without_outer_fence
-from .json_reading import BEYOND, NOT_JSON, PY_SPACE, BatchReading, Outcomes, json_reads_alike, keyed_items, loads, policy_applied, py_float, record, strip_reasoning
+from .json_reading import BEYOND, NOT_JSON, PY_SPACE, BatchReading, Outcomes, batch_reading, keyed_items, loads, py_float, record
 from .numeric_keys import Uncertain, numeric_key, numeric_key_dict
 
 __all__ = ["read_batch_output"]
@@ -37,16 +37,7 @@ def read_batch_output(raw: str, count: int, weights: Sequence[float]) -> BatchRe
     """The readings of ``count`` judged criteria (``weights`` theirs, whose signs decide what an
     unread one counts as), or None when the service must read the output."""
     asked = _as_asked(raw, count)
-    if asked is not None:
-        return asked
-    text = strip_reasoning(raw)
-    if not json_reads_alike(text):
-        return None
-    try:
-        outcomes = _outcomes(text, count)
-    except Uncertain:
-        return None
-    return policy_applied(outcomes, weights)
+    return asked if asked is not None else batch_reading(raw, lambda text: _outcomes(text, count), weights)
 
 
 def _as_asked(raw: str, count: int) -> BatchReading | None:

@@ -29,8 +29,7 @@ import re
 from typing import Any, Sequence
 
 from .json_candidates import scored_candidates
-from .json_reading import (BEYOND, NOT_JSON, PY_SPACE, BatchReading, Outcomes, json_reads_alike, keyed_items, loads_numbers_as_floats, policy_applied, record,
-                           strip_reasoning)
+from .json_reading import BEYOND, NOT_JSON, PY_SPACE, BatchReading, Outcomes, batch_reading, keyed_items, loads_numbers_as_floats, record
 from .numeric_keys import Uncertain, numeric_key, numeric_key_dict, top_level_list
 from .scored_scan import scan_scored_items, scan_subitem_sections
 from .scored_values import SCORED_THRESHOLD, ScoredItem, item_reading
@@ -65,7 +64,7 @@ def read_scored(raw: str, items: Sequence[ScoredItem], weights: Sequence[float])
         asked = _scores_as_asked(keyed_items(raw, count)) if all(scale for _, scale, _ in items) else None
     else:
         asked = _subitems_as_asked(keyed_items(raw, count, nested=True), items)
-    return asked if asked is not None else _read(raw, items, weights)
+    return asked if asked is not None else batch_reading(raw, lambda text: _outcomes(text, items), weights)
 
 
 def _scores_as_asked(items: list[dict[str, Any]] | None) -> BatchReading | None:
@@ -86,18 +85,6 @@ def _scores_as_asked(items: list[dict[str, Any]] | None) -> BatchReading | None:
         p.append(x)
         met.append(x >= SCORED_THRESHOLD)
     return p, met, 0
-
-
-def _read(raw: str, items: Sequence[ScoredItem], weights: Sequence[float]) -> BatchReading | None:
-    """readScoredOutput, then the failure policy; None where Python may read otherwise."""
-    text = strip_reasoning(raw)
-    if not json_reads_alike(text):
-        return None
-    try:
-        outcomes = _outcomes(text, items)
-    except Uncertain:
-        return None
-    return policy_applied(outcomes, weights)
 
 
 def _outcomes(text: str, items: Sequence[ScoredItem]) -> Outcomes:
