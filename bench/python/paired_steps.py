@@ -6,6 +6,7 @@ of the machine, which moves medians of milliseconds by 10-30% between runs here,
 from __future__ import annotations
 
 import gc
+import re
 import statistics
 import sys
 import time
@@ -26,7 +27,9 @@ def base_steps(tokenizer: Any, form: str) -> List[Any]:
     ``FORM+reasoning``: FORM's rows, each judge output after a reasoning model's ``<think>`` block;
     ``FORM+prose``: one output in 20 after a sentence of prose (the host's search finds the JSON);
     ``FORM+cut``: one output in 20 cut short, as a judge's token limit cuts it (the host's repairs
-    read it: a cut tail closed, a regex fallback)."""
+    read it: a cut tail closed, a regex fallback);
+    ``FORM+wide``: one output in 20 with its item keys outside ASCII, as a Chinese judge may write
+    them ("第1项": the host reads them as naming no item)."""
     base, _, variant = form.partition("+")
     steps = []
     for k in range(BASE_STEPS):
@@ -37,6 +40,8 @@ def base_steps(tokenizer: Any, form: str) -> List[Any]:
             samples = with_prose(samples)
         elif variant == "cut":
             samples = with_cut(samples)
+        elif variant == "wide":
+            samples = with_wide_keys(samples)
         steps.append(make_step(tokenizer, distinct_rows(samples, k)))
     return steps
 
@@ -61,6 +66,14 @@ def with_prose(samples: List[Any]) -> List[Any]:
 def with_cut(samples: List[Any]) -> List[Any]:
     """One judge output in 20 (every 20th, counted over the step) cut to its first 80%."""
     return every_20th_output(samples, lambda output: output[:len(output) * 4 // 5])
+
+
+_ITEM_KEY = re.compile(r'"([0-9]+)":')
+
+
+def with_wide_keys(samples: List[Any]) -> List[Any]:
+    """One judge output in 20 (every 20th, counted over the step) with each key "k" written "第k项"."""
+    return every_20th_output(samples, lambda output: _ITEM_KEY.sub('"第\\1项":', output))
 
 
 def every_20th_output(samples: List[Any], change: Callable[[str], str]) -> List[Any]:

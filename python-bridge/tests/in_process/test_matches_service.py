@@ -478,7 +478,7 @@ def test_each_rar_output_reads_as_the_service_reads_it(server: EmbeddedServer, o
 
 #: PLawBench outputs for two criteria of 2 and 1 subitems, every one of which the in-process reader
 #: answers: as asked, then coerced, clamped, partial, re-keyed, cut (the closers' candidate), or
-#: read by the regex fallback; then one it leaves to the service (a number outside ASCII).
+#: read by the regex fallback, or with keys and numeric strings outside ASCII.
 SUBITEM_READ_OUTPUTS = ['{"1": {"subitems": {"1": {"prob_met": 0.95}, "2": {"prob_met": 0.1}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
                         '{"2": {"subitems": {"1": {"prob_met": 1}}}, "1": {"subitems": {"2": {"prob_met": 0}, "1": {"prob_met": 1.0}}}}',
                         '```json\n{"1": {"subitems": {"1": {"prob_met": 0.95}, "2": {"prob_met": 0.1}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}\n```']
@@ -502,22 +502,28 @@ SUBITEM_READ_OUTPUTS += [
     'Item 1: "1": {"subitems": {"1": {"prob_met": 0.9}, "2": {"prob_met": 0.4}} and item 2: "2": {"subitems": {"1": {"prob_met": 1}}',
     '{"1": {"subitems": {"1": {"prob_met": 0.95}, "2": {"prob_met": 0.1}}}, "2": {"subitems": {"1": {"prob_met": 0.',
 ]
-SUBITEM_LEFT_OUTPUTS = ['{"1": {"subitems": {"1": {"prob_met": "\u0660.9"}, "2": {"prob_met": 0.1}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}']
+#: Outside ASCII: digits Python's float() reads and the service does not (Arabic-Indic, full-width),
+#: Python's whitespace around a number and in a key, an ideographic "\u3000" key.
+SUBITEM_READ_OUTPUTS += [
+    '{"1": {"subitems": {"1": {"prob_met": "\u0660.9"}, "2": {"prob_met": 0.1}}}, "2": {"subitems": {"1": {"prob_met": 0.8}}}}',
+    '{"1": {"subitems": {"1": {"prob_met": "\uff10.\uff19"}, "2": {"prob_met": "\u30000.4\x85"}}}, "2": {"subitems": {"\u3000\u7b2c1": {"prob_met": 0.8}}}}',
+    '{"\u2003item\u30001": {"subitems": {"1": {"prob_met": "\xa00.6\u2028"}, "2": {"prob_met": 0.1}}}, "\u0131tem 2": {"subitems": {"1": {"prob_met": 0.8}}}}',
+]
 
 
-@pytest.mark.parametrize("output", [*SUBITEM_READ_OUTPUTS, *SUBITEM_LEFT_OUTPUTS])
+@pytest.mark.parametrize("output", SUBITEM_READ_OUTPUTS)
 def test_each_plawbench_output_reads_as_the_service_reads_it(server: EmbeddedServer, output: str) -> None:
     """Every listed output for a PLawBench row of two criteria ("(+N分)" subitems: 4 + 6 points,
-    and none, so the whole criterion's 3): the in-process answer, when it gives one, is the service's."""
+    and none, so the whole criterion's 3): answered in the worker, every field the service's."""
     rubrics = [{"id": "r1", "criterion": "【结论得分】\n(+4分) 某甲有权主张。（+ 6 分）依据法条。", "points": "10"},
                {"id": "r2", "criterion": "States the applicable article.", "points": 3}]
     spec = {"format": "plawbench", "row": {"prompt": [{"role": "user", "content": "某甲能否主张？"}], "reward_model": {"rubrics": rubrics}}}
-    assert_read_alike(server, spec, [output], output in SUBITEM_READ_OUTPUTS, aggregator="hard")
+    assert_read_alike(server, spec, [output], True, aggregator="hard")
 
 
 #: WritingBench outputs for two criteria, every one of which the in-process reader answers: as asked,
 #: found as the service finds them, then coerced, clamped, re-keyed, cut (the closers' candidate),
-#: read by the regex fallback or not at all; then ones it leaves to the service (outside ASCII).
+#: read by the regex fallback or not at all, or with keys and numeric strings outside ASCII.
 SCORED_READ_OUTPUTS = ['{"1": {"score": 7}, "2": {"score": 3}}', '{"1": {"reason": "ok", "score": 6.5}, "2": {"score": 10, "note": null}}',
                        ' {"2": {"score": 1}, "1": {"score": 10.0}}\n', '{"1": {"score": 6.999999999999999}, "2": {"score": 7}}',
                        # found as the service finds them: in a fence, after prose or reasoning, nested, as a list
@@ -534,17 +540,24 @@ SCORED_READ_OUTPUTS += [
     '{"1": {"score": 7}, "2": {"score": 3}', '', '{"1": {"score": 7}, "2": {"score": 3', 'Scores: "1": {"score": 8} and "2": {"SCORE": 4}',
     '{"1": "yes", "2": "\u5426"}', '{"1": {"score": " 7 "}, "2": {"score": "1_0"}}', '{"1": {"score": 7}, "2": {"score": -2}}', "I cannot grade this.",
 ]
-SCORED_LEFT_OUTPUTS = ['{"1": {"score": "\u0667"}, "2": {"score": 3}}', '{"\u0131tem 1": {"score": 7}, "2": {"score": 3}}']
+#: Outside ASCII: digits Python's float() reads and the service does not, Python's whitespace around
+#: a number and in a key, keys whose lowering differs ("\u0130" lowers to two characters, the dotless
+#: i and the Kelvin sign to one) or that hold no item number.
+SCORED_READ_OUTPUTS += [
+    '{"1": {"score": "\u0667"}, "2": {"score": 3}}', '{"\u0131tem 1": {"score": 7}, "2": {"score": 3}}', '{"1": {"score": "\uff18"}, "2": {"score": "\u3000 4\x1c"}}',
+    '{"\u0130TEM 1": {"score": 7}, "R\u30002": {"score": 3}}', '{"\u212a1": {"score": 7}, "\u20282\xa0": {"score": "\u00a06.5\u205f"}}',
+    '{"\u8bc4\u5206": {"1": {"score": 9}, "item\u2000-\u20002": {"score": 2}}}', '{"\u7b2c1\u9879": {"score": 7}, "2": {"score": 3}}',
+]
 
 
-@pytest.mark.parametrize("output", [*SCORED_READ_OUTPUTS, *SCORED_LEFT_OUTPUTS])
+@pytest.mark.parametrize("output", SCORED_READ_OUTPUTS)
 def test_each_writingbench_output_reads_as_the_service_reads_it(server: EmbeddedServer, output: str) -> None:
-    """Every listed output for a WritingBench row of two criteria (one a penalty): the in-process
-    answer, when it gives one, is the service's."""
+    """Every listed output for a WritingBench row of two criteria (one a penalty): answered in the
+    worker, every field the service's."""
     rubrics = [{"id": "r1", "criterion": "Keeps to the requested length.", "points": 5},
                {"id": "r2", "criterion": "Invents a quotation.", "points": -3}]
     spec = {"format": "writingbench", "row": {"prompt": [{"role": "user", "content": "Write a short essay."}], "reward_model": {"rubrics": rubrics}}}
-    assert_read_alike(server, spec, [output], output in SCORED_READ_OUTPUTS, aggregator="hard")
+    assert_read_alike(server, spec, [output], True, aggregator="hard")
 
 
 @pytest.mark.parametrize("output", SCORED_READ_OUTPUTS[::3])
@@ -559,7 +572,8 @@ def test_each_writingbench_output_reads_as_the_service_reads_it_when_an_item_has
 
 #: Official GEAR batch outputs for two criteria (the second a penalty), every one of which the
 #: in-process reader answers: as asked, after prose or in fences, nested, re-keyed, clamped,
-#: flipped, with an unread criterion or a cut tail (the regex fallback).
+#: flipped, with an unread criterion or a cut tail (the regex fallback), with keys and numeric
+#: strings outside ASCII.
 OFFICIAL_READ_OUTPUTS = [
     '{"1": {"criteria_met": true, "prob_met": 0.9}, "2": {"criteria_met": false, "prob_met": 0.1}}',
     'Here are the grades:\n```json\n{"1": {"criteria_met": true, "prob_met": 0.9}, "2": {"criteria_met": true, "prob_met": 0.7}}\n```',
@@ -571,6 +585,8 @@ OFFICIAL_READ_OUTPUTS = [
     '<think>Item 2 applies? No.</think>{"1": {"criteria_met": true, "prob_met": 0.9}, "2": {"criteria_met": false, "prob_met": 0.05}}',
     "I cannot grade this response.",
     "",
+    '{"\u0131tem 1": {"criteria_met": true, "prob_met": "\uff10.9"}, "\u30002\u3000": {"criteria_met": false, "prob_met": "\xa00.2\x1f"}}',
+    '{"\u2003r_1": {"criteria_met": true, "prob_met": "\u0660.9"}, "\u7b2c2": {"criteria_met": false, "prob_met": 0.1}}',
 ]
 
 
@@ -587,6 +603,7 @@ def test_each_official_output_reads_as_the_service_reads_it(server: EmbeddedServ
 
 RULE_TAGS = [{"verifier": "rule", "function": "within_range"}, ["axis:accuracy", "verifier:rule", "function:within_range"],
              {"verifier": "rule", "function": ""}, ["verifier:rule"], {"verifier": "Rule", "function": "f"}]
+
 
 
 @pytest.mark.parametrize("output", OFFICIAL_READ_OUTPUTS[::3])

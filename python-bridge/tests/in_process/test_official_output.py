@@ -1,13 +1,15 @@
 """The worker's reading of the official GEAR batch judge's outputs against the service's
 (adapters/official-gear/judge-parse.ts and the pessimistic failure policy, the built dist run by
 node): the same p, verdict and unread count for every criterion of every output, the worker
-answering all but what Python may read differently.
+answering every output but those Python's JSON reader may read otherwise (``json_reads_alike``).
 
 Outputs are built from the pieces a judge writes and the ones the service's reading turns on: item
 keys spelled as the host reads them ("01", "r1", "Item_2", "criterion-3") or not, objects nested
 in others, values clamped or flipped or unreadable, numeric strings, JSON candidates in every place
 the host looks (prose, fences with and without "json", balanced braces), truncated outputs the
-regex fallback reads, reasoning blocks, and Python's whitespace beyond JSON's.
+regex fallback reads, reasoning blocks, Python's whitespace beyond JSON's, and keys and numeric
+strings outside ASCII (digits Python's float() reads and the service does not, Unicode whitespace,
+letters whose lowering differs in length or lands in ASCII).
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from built_service import run_on_batch
+from gear_bridge.in_process.json_reading import json_reads_alike, strip_reasoning
 from gear_bridge.in_process.official_output import read_batch_output
 
 #: parseBatchJudgeOutput, then the failure policy the service applies to precomputed outputs.
@@ -47,10 +50,13 @@ def assert_reads_alike(cases: List[Tuple[str, List[float]]]) -> List[Optional[Re
     for (raw, _), mine, theirs in zip(cases, local, service_reads(cases)):
         if mine is not None:
             assert (mine[0], mine[1], mine[2]) == theirs, (raw, mine, theirs)
+        else:
+            assert not json_reads_alike(strip_reasoning(raw)), raw
     return local
 
 
-KEYS = ["{k}", "0{k}", "r{k}", "R_{k}", "item {k}", "Item-{k}", "criterion_{k}", " {k} ", "rubric{k}", "x{k}", "{k}a", "\u0131tem {k}", "\uff11"]
+KEYS = ["{k}", "0{k}", "r{k}", "R_{k}", "item {k}", "Item-{k}", "criterion_{k}", " {k} ", "rubric{k}", "x{k}", "{k}a", "\u0131tem {k}", "\uff11",
+        "item\u3000{k}", "\u2003{k}\xa0", "\u0130TEM {k}", "\u212a{k}", "\u7b2c{k}", "R\u2028_{k}\x85", "\x1c{k}"]
 VALUES = [
     '{"criteria_met": true, "prob_met": 0.9}', '{"criteria_met": false, "prob_met": 0.1}', '{"criteria_met": true, "prob_met": 0.2}',
     '{"criteria_met": false, "prob_met": 0.8}', '{"criteria_met": true, "prob_met": 1.5}', '{"criteria_met": false, "prob_met": -0.3}',
@@ -62,7 +68,8 @@ VALUES = [
     '{"criteria_met": true, "prob_met": 0.5}', '{"criteria_met": false, "prob_met": 0.5}', '{"criteria_met": true, "prob_met": "inf"}',
     '{"explanation": "a {b} c", "criteria_met": true, "prob_met": 0.7}', '{"explanation": "uses { once", "criteria_met": true, "prob_met": 0.6}', '{"explanation": "\\"q\\"", "criteria_met": false, "prob_met": 0.3}',
     '{"criteria_met": true, "prob_met": 9' + "0" * 400 + '}', "true", "0.9", "[true, 0.9]", "null",
-    *('{"criteria_met": true, "prob_met": "%s"}' % s for s in ["\\u001c0.75", "+.6e0", "1__0", "0x1", "6_0e-2", "-inf", "nan", "0.7 5", "\\t.9\\n"]),
+    *('{"criteria_met": true, "prob_met": "%s"}' % s for s in ["\\u001c0.75", "+.6e0", "1__0", "0x1", "6_0e-2", "-inf", "nan", "0.7 5", "\\t.9\\n",
+                                                                     "\uff10.\uff19", "\u30000.6\u3000", "\xa0.4\u2029", "\u0660.\u0669", "0.8\u0085", "\u00a0inf"]),
 ]
 
 
@@ -164,10 +171,22 @@ def test_a_negative_zero_probability_reads_as_zero() -> None:
         assert read is not None and read[0] == [0.0] and math.copysign(1.0, read[0][0]) == 1.0, output
 
 
-def test_what_python_reads_differently_is_left_to_the_service() -> None:
-    weights = [1.0]
-    assert read_batch_output('{"\u0131tem 1": {"criteria_met": true, "prob_met": 0.9}}', 1, weights) is None  # a key outside ASCII
-    assert read_batch_output('{"1": {"criteria_met": true, "prob_met": "\u0660.9"}}', 1, weights) is None  # an Arabic-Indic digit
-    # float() strips \x1c-\x1f only from texts with characters outside ASCII; the service always does
-    assert read_batch_output('{"1": {"criteria_met": true, "prob_met": "\\u001c0.9"}}', 1, weights) is None
-    assert read_batch_output("[" * 600 + '{"1": {"criteria_met": true, "prob_met": 0.9}}' + "]" * 600, 1, weights) is None  # past the service's 512 levels
+def test_keys_and_numbers_outside_ascii_are_read_as_the_service_reads_them() -> None:
+    """Python's float() reads Unicode digits and lower() knows more of Unicode; the worker reads
+    such keys and strings as the service does. Only nesting past the service's reader is left."""
+    weights = [1.0, -1.0]
+    cases = [
+        ('{"\u0131tem 1": {"criteria_met": true, "prob_met": 0.9}, "2": {"criteria_met": false, "prob_met": 0.1}}', weights),  # dotless i: no item
+        ('{"1": {"criteria_met": true, "prob_met": "\u0660.9"}, "2": {"criteria_met": false, "prob_met": 0.1}}', weights),  # Arabic-Indic: no number
+        ('{"1": {"criteria_met": true, "prob_met": "\\u001c0.9"}, "2": {"criteria_met": false, "prob_met": "\u3000 0.2\xa0"}}', weights),  # stripped
+        ('{"item\u30001": {"criteria_met": true, "prob_met": 0.8}, "\u20282\x85": {"criteria_met": true, "prob_met": 0.6}}', weights),  # separators
+        ('{"\u0130TEM 1": {"criteria_met": true, "prob_met": 0.9}, "\u212a2": {"criteria_met": true, "prob_met": 0.9}}', weights),  # no item key: the fallback reads the digits
+    ]
+    local = assert_reads_alike(cases)
+    assert local[0] == ([0.0, 0.1], [False, False], 1)
+    assert local[1] == ([0.0, 0.1], [False, False], 1)
+    assert local[2] == ([0.9, 0.2], [True, False], 0)
+    assert local[3] == ([0.8, 0.6], [True, True], 0)
+    assert local[4] == ([0.9, 0.9], [True, True], 0)  # "\u0130TEM 1" and "\u212a2" name no item; the scan takes 1 and 2
+    deep = "[" * 600 + '{"1": {"criteria_met": true, "prob_met": 0.9}}' + "]" * 600
+    assert read_batch_output(deep, 1, [1.0]) is None  # past the service's 512 levels

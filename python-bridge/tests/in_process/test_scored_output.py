@@ -1,14 +1,14 @@
 """The worker's reading of WritingBench and PLawBench outputs against the service's
 (adapters/scored/judge-parse.ts and the pessimistic failure policy, the built dist run by node):
-the same p, verdict and unread count for every criterion of every output, the worker answering all
-but what Python may read differently.
+the same p, verdict and unread count for every criterion of every output, the worker answering
+every output but those Python's JSON reader may read otherwise (``json_reads_alike``).
 
 Outputs are built from the places a judge puts the JSON the prompt asks for and the ones the
 service's search turns on: prose around it, fences with and without "json", the object nested under
 another key or beside another, a list of the items, a cut tail (the service's last candidate and
 regex fallbacks), reasoning blocks; and from the values it coerces: bare numbers, booleans, yes/no
 words, numeric strings, probability-like fields, verdicts, subitems as lists or under other keys,
-values clamped, missing or unreadable.
+values clamped, missing or unreadable; keys and numeric strings outside ASCII.
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from built_service import mapped, run_on_batch
 from gear_bridge.in_process.json_candidates import with_missing_closers, without_cut_tail
+from gear_bridge.in_process.json_reading import json_reads_alike, strip_reasoning
 from gear_bridge.in_process.scored_output import read_scored
 
 #: parseScoredJudgeOutput for a WritingBench request (scale 1-10, normalized) or a PLawBench one
@@ -62,10 +63,13 @@ def assert_reads_alike(cases: List[Case]) -> List[Optional[Reading]]:
     for (raw, _, _, _), mine, theirs in zip(cases, local, service):
         if mine is not None:
             assert (mine[0], mine[1], mine[2]) == tuple(theirs), (raw, mine, theirs)
+        else:
+            assert not json_reads_alike(strip_reasoning(raw)), raw
     return local
 
 
-SCORES = ["7", "3", "10", "1", "6.5", "6.999999999999999", "0", "11", '"8"', "null", "true", "NaN", "7.0", "-2", "1e400", '" 1_0"', '"7 "', '"\u0661"', "{}"]
+SCORES = ["7", "3", "10", "1", "6.5", "6.999999999999999", "0", "11", '"8"', "null", "true", "NaN", "7.0", "-2", "1e400", '" 1_0"', '"7 "', '"\u0661"', "{}",
+          '"\uff18"', '"\u3000 6\xa0"', '"\u0665.5"', '"7\u2028"']
 EXTRAS = ["", '"reason": "ok", ', '"reason": "a {b} \\"c\\"", ', '"reason": "caf\u00e9 \u8bf4\u660e", ', '"prob_met": 0.2, ', '"why": {"a": 1}, ',
           '"reason": "\u0130 holds", ', '"criteria_met": false, ', '"p": 1.3, ', '"normalized_score": "0.3", ', '"awarded_points": 4, ', '"criteria_met": "maybe", ']
 #: An item's value other than {"score": x}: what the host coerces (bare numbers, verdicts, words, numeric strings) or cannot read.
@@ -95,7 +99,7 @@ def keyed(draw: Any, pairs: List[str]) -> str:
     if draw(st.integers(0, 5)) == 0:
         pairs = draw(st.permutations(pairs))
     if draw(st.integers(0, 7)) == 0:
-        pairs[0] = pairs[0].replace('"1"', draw(st.sampled_from(['"01"', '"item 1"', '"\u0131tem 1"', '"R_1"'])), 1)
+        pairs[0] = pairs[0].replace('"1"', draw(st.sampled_from(['"01"', '"item 1"', '"\u0131tem 1"', '"R_1"', '"item\u30001"', '"\u2003 1\x85"', '"\u0130tem 1"', '"\u212a1"', '"\u7b2c1"'])), 1)
     if draw(st.integers(0, 7)) == 0:
         pairs = pairs[:-1]
     if draw(st.integers(0, 7)) == 0:
@@ -103,7 +107,7 @@ def keyed(draw: Any, pairs: List[str]) -> str:
     return "{" + ", ".join(pairs) + "}"
 
 
-PROBS = ["0.9", "0", "1", "0.25", "1.5", "null", '"0.5"', "-0.2", "true", '"yes"', '"\u6ee1\u8db3"', "NaN", '"\u0661"', '" .5 "']
+PROBS = ["0.9", "0", "1", "0.25", "1.5", "null", '"0.5"', "-0.2", "true", '"yes"', '"\u6ee1\u8db3"', "NaN", '"\u0661"', '" .5 "', '"\uff10.\uff15"', '"\u30000.5"', '"0.5\u205f"']
 #: A subitem's answer other than {"prob_met": x}.
 ANSWERS = ["0.9", "true", '"no"', '"0.5"', '{"probability": 0.3}', '{"prob_met": {"p": 0.4}}', '{"met": true}', '{"satisfied": "yes"}', "null", "[0.5]",
            '{"score": 2}', '{"prob_met": 0.3, "p": 0.9}', '{"probability": 0.8, "prob_met": 0.1}', '" No"', '"Met"']
@@ -121,7 +125,7 @@ def subitem_items(draw: Any, sizes: List[int]) -> str:
             pairs.append(f'"{k}": {draw(st.sampled_from(SUBITEM_VALUES))}')
             continue
         answers = [f'{{"prob_met": {draw(st.sampled_from(PROBS))}}}' if draw(st.integers(0, 5)) else draw(st.sampled_from(ANSWERS)) for _ in range(size)]
-        key_form = draw(st.sampled_from(["{j}"] * 6 + ["item_{j}", "subitem_{j}", "criterion_{j}", "0{j}"]))
+        key_form = draw(st.sampled_from(["{j}"] * 6 + ["item_{j}", "subitem_{j}", "criterion_{j}", "0{j}", "\u3000{j}", "\u0131tem_{j}"]))
         keyed_answers = [f'"{key_form.format(j=j)}": {answer}' for j, answer in enumerate(answers, start=1)]
         if draw(st.integers(0, 9)) == 0:
             keyed_answers = keyed_answers[:-1]
@@ -240,13 +244,27 @@ def test_what_only_the_hosts_repairs_read_is_read_in_the_worker() -> None:
     assert local[12] == ([0.8, 0.7], [True, True], 0)
 
 
-def test_what_python_may_read_otherwise_is_left_to_the_service() -> None:
-    """A key or a numeric string outside ASCII, a separator Python's float() keeps, nesting the service bounds."""
-    assert read_here(*case('{"\u0131tem 1": {"score": 8}, "2": {"score": 3}}', None, [5.0, 5.0])) is None
-    assert read_here(*case('{"1": {"score": "\u0668"}, "2": {"score": 3}}', None, [5.0, 5.0])) is None
-    assert read_here(*case('{"1": {"score": "\\u001c8"}, "2": {"score": 3}}', None, [5.0, 5.0])) is None
-    assert read_here(*case('{"1": {"subitems": {"1": {"prob_met": "\uff10.5"}}}}', [[4.0]], [4.0])) is None
-    assert read_here(*case("[" * 600 + "]" * 600, None, [5.0])) is None
+def test_keys_and_numbers_outside_ascii_are_read_as_the_service_reads_them() -> None:
+    """Python's float() reads Unicode digits and lower() knows more of Unicode; the worker reads
+    such keys and strings as the service does. Only nesting past the service's reader is left."""
+    cases: List[Case] = [
+        case('{"\u0131tem 1": {"score": 8}, "2": {"score": 3}}', None, [5.0, -3.0]),  # dotless i: no item
+        case('{"1": {"score": "\u0668"}, "2": {"score": 3}}', None, [5.0, -3.0]),  # Arabic-Indic: no number
+        case('{"1": {"score": "\\u001c8"}, "2": {"score": "\u3000 3\xa0"}}', None, [5.0, -3.0]),  # stripped
+        case('{"item\u30001": {"score": 8}, "\u20282\x85": {"score": 3}}', None, [5.0, -3.0]),  # separators
+        case('{"1": {"subitems": {"1": {"prob_met": "\uff10.5"}, "\u3000 2": {"prob_met": "\u20030.5"}}}}', [[4.0, 6.0]], [10.0]),
+        case('{"1": {"subitems": {"1": {"prob_met": "\u00a00.25"}, "2": {"prob_met": "\u20030.5"}}}}', [[4.0, 6.0]], [10.0]),
+        case('{"1": {"subitems": {"1": {"prob_met": "\u00a00.25"}, "\u3000 2": {"prob_met": "\u20030.5"}}}}', [[4.0, 6.0]], [10.0]),
+    ]
+    local = assert_reads_alike(cases)
+    assert local[0] == ([0.0, 0.3], [False, False], 1)
+    assert local[1] == ([0.0, 0.3], [False, False], 1)
+    assert local[2] == ([0.8, 0.3], [True, False], 0)
+    assert local[3] == ([0.8, 0.3], [True, False], 0)
+    assert local[4] == ([0.0], [False], 1)  # full-width digits are no probability: the criterion is unread
+    assert local[5] == ([(0.25 * 4 + 0.5 * 6) / 10], [False], 0)
+    assert local[6] == ([0.25 * 4 / 10], [False], 0)  # subitem keys are exact ("2", "item_2", ...): the second unanswered, counted 0
+    assert read_here(*case("[" * 600 + "]" * 600, None, [5.0])) is None  # past the service's 512 levels
 
 
 TAILS = ['{"a": 1', '{"a": 1.5e', '{"a": "cut', '{"a": "x\\"', '{"a": [1, 2', '{"a": {"b": -', '{"a": true', '{"a": tru', '{"a": 1}', "",

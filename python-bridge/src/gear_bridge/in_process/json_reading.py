@@ -84,15 +84,12 @@ def loads_numbers_as_floats(text: str) -> Any:
         return NOT_JSON
 
 
-_SEPARATORS = re.compile("[\x1c-\x1f]")
-
-
 def py_float(value: Any) -> float | None:
     """pyFloat (adapters/judge-output/item-reading.ts): Python's ``float(value)`` of a JSON value (a
     number, a boolean, a numeric string); None where it raises, or for null, an object or a list.
-    :class:`Uncertain` for a string outside ASCII or holding \\x1c-\\x1f: ``float()`` reads Unicode
-    digits the service's pyFloatOfString does not, and strips those separators only from a text with
-    characters outside ASCII, where the service always strips them."""
+    A string is read as the service's pyFloatOfString reads it: stripped of Python's whitespace,
+    then ASCII only. (Python's ``float()`` also reads other Unicode digits, and strips \\x1c-\\x1f
+    only from a text with characters outside ASCII; stripped first, an ASCII text is read alike.)"""
     kind = type(value)
     if kind is float:
         return value  # type: ignore[no-any-return]  # checked to be a float
@@ -104,10 +101,11 @@ def py_float(value: Any) -> float | None:
         except OverflowError:
             return math.inf if value > 0 else -math.inf  # the service's number is infinite
     if kind is str:
-        if not value.isascii() or _SEPARATORS.search(value) is not None:
-            raise Uncertain
+        text = value.strip()
+        if not text.isascii():
+            return None
         try:
-            return float(value)
+            return float(text)
         except ValueError:
             return None
     return None

@@ -15,16 +15,19 @@ class Uncertain(Exception):
 
 
 _PREFIXES = ("", "r", "rubric", "item", "criterion")
-_SEPARATOR = re.compile(r"[_\-\t\n\x0b\x0c\r\x1c-\x20]*")
+# The service's SEPARATOR: "_", "-" and Python's whitespace.
+_SEPARATOR = re.compile("[_\\-\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*")
 _DIGITS = re.compile(r"[0-9]+")
 
 
 def numeric_key(key: str, count: int) -> int | None:
     """_parse_numeric_key: "3", "03", "r3", "R_3", "item 3", "criterion-3" name item 3 when
-    1 <= 3 <= count. :class:`Uncertain` for a key outside ASCII (Python's case folding and
-    whitespace know more of Unicode than the service's reading follows)."""
-    if not key.isascii():
-        raise Uncertain
+    1 <= 3 <= count; ASCII digits only, as in the service. Keys outside ASCII are read alike:
+    Python's strip() is the service's pyStrip, and lower() may differ from toLowerCase() only on
+    characters no key naming an item holds. Such a key is a prefix's ASCII letters, separators
+    (whitespace, which has no case) and digits, and the only characters outside ASCII that lower
+    into it are "\u0130" (to "i" and a combining dot) and the Kelvin sign (to "k", in no prefix).
+    (The service lowers only where that keeps the length; for the same reason this decides nothing.)"""
     text = key.strip()
     lower = text.lower()
     for prefix in _PREFIXES:

@@ -14,10 +14,9 @@ A criterion not read so is unread: it counts against the response (an unread pen
 and is counted. The output the prompt asks for (plain JSON keyed "1".."n") is read first, without
 the search.
 
-Left to the service (None) is only what Python may read differently from it: Python's JSON reader
-where it differs from the service's (``json_reads_alike``), and keys or numeric strings with
-characters outside ASCII (Python's ``lower()`` and ``float()`` know more of Unicode than the
-service's readers follow).
+Keys and numeric strings outside ASCII are read as the service reads them (numeric_keys.py,
+``py_float``: ASCII digits only). Left to the service (None) is only Python's JSON reader where it
+differs from the service's (``json_reads_alike``).
 """
 
 from __future__ import annotations

@@ -17,10 +17,9 @@ points) / max, 0, 1) with max the criterion's points. met = p >= 0.7. A criterio
 unread: it counts against the response (an unread penalty is applied) and is counted, as the
 service counts it. The output the prompt asks for is read first, without the search.
 
-Left to the service (None) is only what Python may read differently from it: Python's JSON reader
-where it differs from the service's (``json_reads_alike``), and keys or strings read as numbers
-with characters outside ASCII (Python's ``lower()`` and ``float()`` know more of Unicode than the
-service's readers follow).
+Keys and numeric strings outside ASCII are read as the service reads them (numeric_keys.py,
+``py_float``: ASCII digits only). Left to the service (None) is only Python's JSON reader where it
+differs from the service's (``json_reads_alike``).
 """
 
 from __future__ import annotations
