@@ -6,13 +6,16 @@ of the machine, which moves medians of milliseconds by 10-30% between runs here,
 from __future__ import annotations
 
 import gc
+import json
+import random
 import re
 import statistics
 import sys
 import time
 from typing import Any, Callable, List, Sequence
 
-from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
+from cases import scored_outputs, subitem_outputs  # noqa: E402  (python-bridge/tests)
+from samples import make_samples, official_outputs  # noqa: E402  (python-bridge/tests/verl_glue)
 from verl_step import N, PROMPTS, distinct_rows, make_step, own_rows, step_orders  # noqa: E402  (bench/python)
 
 #: Steps the paired runs take their rows from, in turn.
@@ -29,7 +32,9 @@ def base_steps(tokenizer: Any, form: str) -> List[Any]:
     ``FORM+cut``: one output in 20 cut short, as a judge's token limit cuts it (the host's repairs
     read it: a cut tail closed, a regex fallback);
     ``FORM+wide``: one output in 20 with its item keys outside ASCII, as a Chinese judge may write
-    them ("第1项": the host reads them as naming no item)."""
+    them ("第1项": the host reads them as naming no item);
+    ``FORM+rule``: each row's first item checked by a rule function (not judged), the outputs
+    answering the others (hosts gear, writingbench, plawbench)."""
     base, _, variant = form.partition("+")
     steps = []
     for k in range(BASE_STEPS):
@@ -42,6 +47,8 @@ def base_steps(tokenizer: Any, form: str) -> List[Any]:
             samples = with_cut(samples)
         elif variant == "wide":
             samples = with_wide_keys(samples)
+        elif variant == "rule":
+            samples = with_rule_verified(samples, random.Random(900 + k))
         steps.append(make_step(tokenizer, distinct_rows(samples, k)))
     return steps
 
@@ -66,6 +73,25 @@ def with_prose(samples: List[Any]) -> List[Any]:
 def with_cut(samples: List[Any]) -> List[Any]:
     """One judge output in 20 (every 20th, counted over the step) cut to its first 80%."""
     return every_20th_output(samples, lambda output: output[:len(output) * 4 // 5])
+
+
+def with_rule_verified(samples: List[Any], rng: random.Random) -> List[Any]:
+    """Each row's first item tagged as one a rule function checks (the official code's
+    ``verifier: rule``); the judge's outputs cover the other items, in requests of their own."""
+    for sample in samples:
+        spec = json.loads(sample["extra_info"]["gear"])
+        rubrics = spec["row"]["reward_model"]["rubrics"]
+        rubrics[0]["tags"] = {"verifier": "rule", "function": "within_range"}
+        judged = rubrics[1:]
+        if spec["format"] == "writingbench":
+            outputs = scored_outputs(rng, len(judged))
+        elif spec["format"] == "plawbench":
+            outputs = subitem_outputs(rng, judged)
+        else:
+            outputs = official_outputs(rng, len(judged))
+        sample["extra_info"]["gear"] = json.dumps(spec)
+        sample["extra_info"]["gear_judgments"] = outputs
+    return samples
 
 
 _ITEM_KEY = re.compile(r'"([0-9]+)":')

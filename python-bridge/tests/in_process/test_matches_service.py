@@ -428,11 +428,13 @@ def cases(draw: Any) -> Dict[str, Any]:
     elif spec["format"] == "gear":
         judgments = [draw(official_outputs(count))] * draw(rarely(st.just(1), st.sampled_from([0, 2]), 20))
     elif spec["format"] in ("writingbench", "plawbench"):
+        # One request per 4 judged criteria: a rule-verified item is not judged.
+        judged = [item for item in spec["row"]["reward_model"]["rubrics"] if not rule_verified(item)]
         if spec["format"] == "writingbench":
-            judgments = [draw(scored_output(min(4, count - start))) for start in range(0, count, 4)]
+            judgments = [draw(scored_output(min(4, len(judged) - start))) for start in range(0, len(judged), 4)]
         else:
-            sizes = [subitem_count(item["criterion"]) for item in spec["row"]["reward_model"]["rubrics"]]
-            judgments = [draw(subitem_output(sizes[start:start + 4])) for start in range(0, count, 4)]
+            sizes = [subitem_count(item["criterion"]) for item in judged]
+            judgments = [draw(subitem_output(sizes[start:start + 4])) for start in range(0, len(judged), 4)]
         if draw(st.integers(0, 19)) == 10:
             judgments = judgments[:-1] if draw(st.booleans()) else [*judgments, judgments[-1]]
     else:
@@ -605,6 +607,11 @@ RULE_TAGS = [{"verifier": "rule", "function": "within_range"}, ["axis:accuracy",
              {"verifier": "rule", "function": ""}, ["verifier:rule"], {"verifier": "Rule", "function": "f"}]
 
 
+def rule_verified(item: Dict[str, Any]) -> bool:
+    """Whether an item carries one of the rule-verified tag forms these tests write: RULE_TAGS' first
+    two (the rest are not), and the two official_host_rows draws."""
+    return item.get("tags") in [*RULE_TAGS[:2], {"verifier": "rule", "function": "f"}, ["verifier:rule", "function:f"]]
+
 
 @pytest.mark.parametrize("output", OFFICIAL_READ_OUTPUTS[::3])
 @pytest.mark.parametrize("tags", RULE_TAGS)
@@ -619,6 +626,45 @@ def test_each_official_output_reads_as_the_service_reads_it_beside_a_rule_verifi
                {"id": "r2", "criterion": "Recommends potassium supplements.", "points": -4}]
     spec = {"format": "gear", "row": {"prompt": [{"role": "user", "content": "Is a potassium of 3.9 low?"}], "reward_model": {"rubrics": rubrics}}}
     assert_read_alike(server, spec, [output], True, aggregator="gear")
+
+
+#: A row of 6 criteria whose items 2 and 5 (a criterion and a penalty) may be rule-verified: 6, 5 or
+#: 4 are judged, in 2, 2 or 1 requests, the later criteria shifting into earlier requests.
+SCORED_RULE_CRITERIA = [("Keeps to the requested length.", 5), ("Cites the brief.", 2), ("Uses the requested tone.", 3),
+                        ("Ends with a summary.", 2), ("Invents a quotation.", -3), ("Names its sources.", 4)]
+
+
+def scored_rule_spec(host: str, first: Any, second: Any) -> Dict[str, Any]:
+    rubrics: List[Dict[str, Any]] = [{"id": f"r{k}", "criterion": text if host == "writingbench" else f"{text} (+{abs(points)}分)", "points": abs(points) if host == "plawbench" else points}
+                                     for k, (text, points) in enumerate(SCORED_RULE_CRITERIA)]
+    rubrics[1]["tags"] = first
+    rubrics[4]["tags"] = second
+    return {"format": host, "row": {"prompt": [{"role": "user", "content": "Write a short essay."}], "reward_model": {"rubrics": rubrics}}}
+
+
+@pytest.mark.parametrize("first", RULE_TAGS[:3])
+@pytest.mark.parametrize("second", RULE_TAGS[1:4])
+@pytest.mark.parametrize("host", ["writingbench", "plawbench"])
+def test_scored_rows_with_rule_verified_items_read_as_the_service_reads_them(server: EmbeddedServer, host: str, first: Any, second: Any) -> None:
+    """WritingBench and PLawBench rows whose rule-verified items are not judged: the requests cover
+    the judged criteria 4 at a time, so a later criterion's judgment sits in an earlier output. The
+    outputs here answer the items asked, each with its own score, some as asked and some repaired,
+    and the last one unreadably (it counts against the response as its own sign says): answered in
+    the worker, every field the service's (the unjudged ones count against the response)."""
+    spec = scored_rule_spec(host, first, second)
+    judged = [k for k, item in enumerate(spec["row"]["reward_model"]["rubrics"]) if not rule_verified(item)]
+    outputs = []
+    for start in range(0, len(judged), 4):
+        asked = judged[start:start + 4]
+        if host == "writingbench":
+            items: Dict[str, Any] = {str(j + 1): {"score": 2 + k} for j, k in enumerate(asked)}
+        else:
+            items = {str(j + 1): {"subitems": {"1": {"prob_met": round(0.1 + 0.15 * k, 2)}}} for j, k in enumerate(asked)}
+        if start + 4 >= len(judged):
+            items[str(len(asked))] = {"score": "n/a"} if host == "writingbench" else {"subitems": {"1": {"prob_met": "n/a"}}}
+        text = json.dumps(items)
+        outputs.append(text if start == 0 else "Scores: " + text[:-1])  # the second after prose, cut: the repairs read it
+    assert_read_alike(server, spec, outputs, True, aggregator="gear")
 
 
 tally = {"in_process": 0, "declined": 0, "one_step": 0}

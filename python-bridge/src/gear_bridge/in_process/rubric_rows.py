@@ -19,7 +19,7 @@ from typing import Any, NamedTuple, Sequence
 
 from .json_reading import JS_SPACE
 
-__all__ = ["RubricParts", "Edge", "ROLES", "RELATIONS", "retention_override", "read_canonical", "read_official", "read_official_row", "read_gear_row", "read_scored_row", "read_ruscarl", "read_rar", "MAX_CRITERIA", "MAX_EDGES", "FLOAT_INT_LIMIT"]
+__all__ = ["RubricParts", "Edge", "ROLES", "RELATIONS", "retention_override", "read_canonical", "read_official", "read_gear_row", "read_scored_row", "read_ruscarl", "read_rar", "MAX_CRITERIA", "MAX_EDGES", "FLOAT_INT_LIMIT"]
 
 #: The service's default limits (python-bridge/service/limits.ts): a larger rubric is its to refuse.
 MAX_CRITERIA = 512
@@ -262,28 +262,6 @@ def _conversation(prompt: Any) -> bool:
     return True
 
 
-def _may_be_rule_verified(items: Sequence[Any]) -> bool:
-    """Whether any rubric item may be one the official code checks with a rule (``tags.verifier``):
-    those are not judged, so the output covers fewer criteria; any mention of ``verifier`` counts."""
-    for item in items:
-        tags = item.get("tags") if type(item) is dict else None
-        if type(tags) is dict and "verifier" in tags:
-            return True
-        if type(tags) is list and any(type(tag) is str and tag.startswith("verifier") for tag in tags):
-            return True
-    return False
-
-
-def read_official_row(row: Any) -> RubricParts | None:
-    """OfficialGearRowSchema (a conversation and an official reward_model), read as read_official
-    reads the reward_model; a row that may hold rule-verified items is left to the service (their
-    criteria are not judged, so the requests cover fewer criteria)."""
-    parts = _official_row(row)
-    if parts is None or _may_be_rule_verified(row["reward_model"]["rubrics"]):
-        return None
-    return parts
-
-
 def read_gear_row(row: Any) -> tuple[RubricParts, tuple[int, ...] | None] | None:
     """An official GEAR host row (host ``gear``) and the positions its judge answers (None: all):
     a rule-verified item (adapters/official-gear/format.ts ``isRuleVerified``: ``tags.verifier`` is
@@ -325,16 +303,19 @@ def _rule_verified(item: Any) -> bool:
     return type(found.get("verifier")) is str and found["verifier"] == "rule" and truthy
 
 
-def read_scored_row(row: Any, host: str) -> tuple[RubricParts, tuple[bool, ...]] | None:
-    """A WritingBench or PLawBench row (an official GEAR row) and whether each item is scored on
-    the 1-10 scale (else in partial points): its ``tags.score_type`` where it names one, else the
-    host's (WritingBench 1-10, PLawBench partial points), as adapters/scored/format.ts reads it.
-    Left to the service: a ``score_type`` that is no string (it refuses it), an item in partial
-    points without positive points (it refuses it), and a PLawBench row with a criterion without
-    positive points (its native reward is not the official flat one there)."""
-    parts = read_official_row(row)
-    if parts is None:
+def read_scored_row(row: Any, host: str) -> tuple[RubricParts, tuple[bool, ...], tuple[int, ...] | None] | None:
+    """A WritingBench or PLawBench row (an official GEAR row), whether each item is scored on the
+    1-10 scale (else in partial points), and the positions its judge answers (None: all), as
+    adapters/scored/format.ts reads it: an item's ``tags.score_type`` where it names one, else the
+    host's (WritingBench 1-10, PLawBench partial points); a rule-verified item is not judged, as in
+    :func:`read_gear_row`. Left to the service: a ``score_type`` that is no string (it refuses it),
+    an item in partial points without positive points (it refuses it), a PLawBench row with a
+    criterion without positive points (its native reward is not the official flat one there), and a
+    row whose every item is rule-verified."""
+    read = read_gear_row(row)
+    if read is None:
         return None
+    parts, judged = read
     scales: list[bool] = []
     for item, weight in zip(row["reward_model"]["rubrics"], parts.weights):
         scale = _on_scale(item, host)
@@ -343,7 +324,7 @@ def read_scored_row(row: Any, host: str) -> tuple[RubricParts, tuple[bool, ...]]
         scales.append(scale)
     if host == "plawbench" and not all(w > 0 for w in parts.weights):
         return None
-    return parts, tuple(scales)
+    return parts, tuple(scales), judged
 
 
 def _on_scale(item: Any, host: str) -> bool | None:

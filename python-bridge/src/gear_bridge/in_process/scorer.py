@@ -97,8 +97,9 @@ class InProcessScorer:
         return self._compile_content(row.format, row.content)
 
     def _compile_content(self, form: str, content: Any) -> Any:
-        """The (layout, host or None, exact plan or None, a scored host's items or None, the official
-        host's judged positions or None: all) of a row's format and content, or _DECLINED."""
+        """The (layout, host or None, exact plan or None, a scored host's judged items or None, the
+        judged positions of a host row with rule-verified items or None: all) of a row's format and
+        content, or _DECLINED."""
         parts: RubricParts | None
         options = self._options
         scored = None
@@ -120,8 +121,10 @@ class InProcessScorer:
             options = self._gear_host_options if host == "writingbench" else self._zero_reward_options
             parts = None
             if scored_row is not None:
-                parts, scales = scored_row
+                parts, scales, judged = scored_row
                 scored = scored_items(parts.texts, parts.weights, scales, subitem_mode=host == "plawbench")
+                if judged is not None:
+                    scored = tuple([scored[k] for k in judged])  # the items the requests ask, in order
         elif host is not None:
             parts = None
         else:
@@ -217,12 +220,16 @@ class InProcessScorer:
         if host == _BATCH_HOST:
             if len(judgment) != 1:
                 return None
-            read = read_batch_output(judgment[0], layout.size, weights) if judged is None else _judged_only(judgment[0], judged, weights)
+            if judged is None:
+                read = read_batch_output(judgment[0], layout.size, weights)
+            else:
+                asked = read_batch_output(judgment[0], len(judged), [weights[k] for k in judged])
+                read = None if asked is None else _with_unjudged(asked, judged, weights)
             if read is None:
                 return None
             return self._aggregated(layout, plan, read[0], read[1], None, _official_flat_reward(weights, read[0]), read[2])
         if scored is not None:
-            return self._scored_fields(layout, plan, judgment, scored)
+            return self._scored_fields(layout, plan, judgment, scored, judged)
         rar = host == _RAR_HOST
         read_one = read_satisfied if rar else read_verdict
         p: list[float] = []
@@ -246,28 +253,20 @@ class InProcessScorer:
         return self._aggregated(layout, plan, p, met, None, native, unread)
 
     def _scored_fields(self, layout: Layout, plan: ExactPlan | None, outputs: Sequence[str],
-                       items: tuple[ScoredItem, ...]) -> dict[str, float | int] | None:
-        """WritingBench or PLawBench: one output per request of up to 4 criteria, in rubric order,
-        every one there; the native reward is each host's."""
-        size = layout.size
-        if len(outputs) != -(-size // SCORED_CHUNK):
-            return None
+                       items: tuple[ScoredItem, ...], judged: tuple[int, ...] | None) -> dict[str, float | int] | None:
+        """WritingBench or PLawBench: one output per request of up to 4 of the judged criteria
+        (``items``; ``judged`` their positions, None: all), in rubric order, every one there; the
+        native reward is each host's."""
         weights = layout.weights
-        p: list[float] = []
-        met: list[bool] = []
-        unread = 0
-        for start, output in zip(range(0, size, SCORED_CHUNK), outputs):
-            end = min(size, start + SCORED_CHUNK)
-            read = read_scored(output, items[start:end], weights[start:end])
-            if read is None:
-                return None
-            p += read[0]
-            met += read[1]
-            unread += read[2]
+        read = _scored_requests(outputs, items, weights if judged is None else [weights[k] for k in judged])
+        if read is not None and judged is not None:
+            read = _with_unjudged(read, judged, weights)
+        if read is None:
+            return None
         # WritingBench's native reward is the official flat one; PLawBench's standard one
         # (adapters/scored/native-reward.ts) is too, term for term, over the positive points
         # read_scored_row requires of it.
-        return self._aggregated(layout, plan, p, met, None, _official_flat_reward(weights, p), unread)
+        return self._aggregated(layout, plan, read[0], read[1], None, _official_flat_reward(weights, read[0]), read[2])
 
     def _aggregated(self, layout: Layout, plan: ExactPlan | None, p: Sequence[float], d: Sequence[bool] | None,
                     fcp: FcpCounter | None, native: float | None = None, unread: int = 0) -> dict[str, float | int] | None:
@@ -338,14 +337,30 @@ def _fields(score: float, native: float, criteria: int, unread: int, gear: float
             "gear_reward": gear, "flat_reward": flat, "hard_reward": hard}
 
 
-def _judged_only(output: str, judged: tuple[int, ...], weights: Sequence[float]) -> tuple[list[float], list[bool], int] | None:
-    """An official GEAR row with rule-verified items: the output answers the judged positions (its
-    keys "1".."n" in their order); every other criterion is not judged (gear runs no rule
-    function), so it counts against the response, and is counted, as the service's failure policy
-    counts it."""
-    read = read_batch_output(output, len(judged), [weights[k] for k in judged])
-    if read is None:
+def _scored_requests(outputs: Sequence[str], items: tuple[ScoredItem, ...], weights: Sequence[float]) -> tuple[list[float], list[bool], int] | None:
+    """The readings of the judged ``items`` (``weights`` theirs) from one output per request of up
+    to SCORED_CHUNK of them, in order; None where the outputs miscount or the service must read one."""
+    size = len(items)
+    if len(outputs) != -(-size // SCORED_CHUNK):
         return None
+    p: list[float] = []
+    met: list[bool] = []
+    unread = 0
+    for start, output in zip(range(0, size, SCORED_CHUNK), outputs):
+        end = min(size, start + SCORED_CHUNK)
+        read = read_scored(output, items[start:end], weights[start:end])
+        if read is None:
+            return None
+        p += read[0]
+        met += read[1]
+        unread += read[2]
+    return p, met, unread
+
+
+def _with_unjudged(read: tuple[list[float], list[bool], int], judged: tuple[int, ...], weights: Sequence[float]) -> tuple[list[float], list[bool], int]:
+    """A host row with rule-verified items: ``read`` answers the judged positions, in order; every
+    other criterion is not judged (gear runs no rule function), so it counts against the response
+    (an unjudged penalty is applied), and is counted, as the service's failure policy counts it."""
     p = [1.0 if w < 0 else 0.0 for w in weights]
     met = [w < 0 for w in weights]
     for at, k in enumerate(judged):
