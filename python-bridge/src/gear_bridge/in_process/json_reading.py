@@ -9,10 +9,13 @@ import math
 import re
 from typing import Any, Callable, Final, Sequence
 
-from .numeric_keys import Uncertain
-
-__all__ = ["PY_SPACE", "JS_SPACE", "UNREAD", "NOT_JSON", "BEYOND", "strip_reasoning", "has_reasoning_tags", "first_reading", "keyed_items", "items_of", "json_reads_alike", "loads",
+__all__ = ["Uncertain", "PY_SPACE", "JS_SPACE", "UNREAD", "NOT_JSON", "BEYOND", "strip_reasoning", "has_reasoning_tags", "first_reading", "keyed_items", "items_of", "json_reads_alike", "loads",
            "loads_numbers_as_floats", "py_float", "skip_space", "Outcomes", "record", "BatchReading", "policy_applied", "batch_reading"]
+
+
+class Uncertain(Exception):
+    """Python's reading of a piece of the output may not be the service's: leave it to the service."""
+
 
 #: An output that holds no verdict the host could read (it counts against the response).
 UNREAD = "unread"

@@ -7,11 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["Uncertain", "numeric_key", "numeric_key_dict", "top_level_list"]
-
-
-class Uncertain(Exception):
-    """Python's reading of a piece of the output may not be the service's: leave it to the service."""
+__all__ = ["numeric_key", "numeric_key_dict", "top_level_list"]
 
 
 _PREFIXES = ("", "r", "rubric", "item", "criterion")

@@ -26,8 +26,8 @@ from typing import Any, Iterator, Sequence
 
 from .item_scan import keyed_matches
 from .json_candidates import json_candidates, without_outer_fence
-from .json_reading import BEYOND, NOT_JSON, PY_SPACE, BatchReading, Outcomes, batch_reading, keyed_items, loads, py_float, record
-from .numeric_keys import Uncertain, numeric_key, numeric_key_dict
+from .json_reading import BEYOND, NOT_JSON, PY_SPACE, BatchReading, Outcomes, Uncertain, batch_reading, keyed_items, loads, py_float, record
+from .numeric_keys import numeric_key, numeric_key_dict
 
 __all__ = ["read_batch_output"]
 

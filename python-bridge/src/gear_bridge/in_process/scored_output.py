@@ -28,8 +28,8 @@ import re
 from typing import Any, Sequence
 
 from .json_candidates import scored_candidates
-from .json_reading import BEYOND, NOT_JSON, PY_SPACE, BatchReading, Outcomes, batch_reading, keyed_items, loads_numbers_as_floats, record
-from .numeric_keys import Uncertain, numeric_key, numeric_key_dict, top_level_list
+from .json_reading import BEYOND, NOT_JSON, PY_SPACE, BatchReading, Outcomes, Uncertain, batch_reading, keyed_items, loads_numbers_as_floats, record
+from .numeric_keys import numeric_key, numeric_key_dict, top_level_list
 from .scored_scan import scan_scored_items, scan_subitem_sections
 from .scored_values import SCORED_THRESHOLD, ScoredItem, item_reading
 
