@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -17,6 +18,7 @@ from judged_rows import expected, host_rows
 from gear_bridge import ConfigError, EmbeddedServer, RowError
 from gear_bridge.sync import connect
 from gear_bridge.verl.reward_fn import compute_score
+from gear_bridge.verl.rewarder import DEFAULT_JUDGE_MAX_CONCURRENT
 from judge_endpoint import JudgeEndpoint
 
 
@@ -49,6 +51,33 @@ def test_rows_without_judgments_are_judged_through_a_machine_server(server: Embe
     info = json.loads(next(tmp_path.rglob("server.json")).read_text())
     with connect(info["url"]) as client:
         assert client.judge_info()["configured"] is True
+
+
+def _concurrency_hints(caplog: pytest.LogCaptureFixture) -> List[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "gear_bridge.verl.rewarder" and "judge_max_concurrent is unset" in r.getMessage()]
+
+
+def test_the_default_judge_concurrency_is_named_when_requests_queue_behind_it(server: EmbeddedServer, tmp_path: Path,
+                                                                              caplog: pytest.LogCaptureFixture) -> None:
+    """judge_max_concurrent unset and more requests than the default lets out at once: one warning
+    naming the setting and the counts; none with the setting given, none when every request fit.
+    The default named is the one the machine's server runs with (judge.info)."""
+    four, two = host_rows(4), host_rows(2)
+    requests = lambda got: sum(g["judge_requests"] for g in got)  # noqa: E731
+    with JudgeEndpoint() as endpoint, caplog.at_level(logging.WARNING, logger="gear_bridge.verl.rewarder"):
+        common = {"judge_url": endpoint.url, "server_command": GEAR_COMMAND, "metrics": False}
+        got = run_all(four, run_dir=str(tmp_path / "unset"), **common)
+        assert requests(got) > DEFAULT_JUDGE_MAX_CONCURRENT
+        [hint] = _concurrency_hints(caplog)
+        assert f"{requests(got)} requests went at most {DEFAULT_JUDGE_MAX_CONCURRENT} at a time to each of 1 endpoint" in hint
+        info = json.loads(next((tmp_path / "unset").rglob("server.json")).read_text())
+        with connect(info["url"]) as client:
+            assert [e["maxConcurrent"] for e in client.judge_info()["endpoints"]["endpoints"]] == [DEFAULT_JUDGE_MAX_CONCURRENT]
+        caplog.clear()
+        got = run_all(four, run_dir=str(tmp_path / "set"), judge_max_concurrent=DEFAULT_JUDGE_MAX_CONCURRENT, **common)
+        assert requests(got) > DEFAULT_JUDGE_MAX_CONCURRENT and _concurrency_hints(caplog) == []
+        got = run_all(two, run_dir=str(tmp_path / "few"), **common)
+        assert 0 < requests(got) <= DEFAULT_JUDGE_MAX_CONCURRENT and _concurrency_hints(caplog) == []
 
 
 def test_unreadable_verdicts_count_against_the_response(server: EmbeddedServer, tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from ..scoring import Score, Scorer, ScoreRequest, _also_of, _field_error, _unre
 from ..settings import Settings
 from .coalescer import GroupCoalescer
 
-__all__ = ["REWARD_KEYS", "METRIC_KEYS", "JUDGE_CALL_TIMEOUT", "Sample", "Rewarder", "call_endpoints"]
+__all__ = ["REWARD_KEYS", "METRIC_KEYS", "JUDGE_CALL_TIMEOUT", "DEFAULT_JUDGE_MAX_CONCURRENT", "Sample", "Rewarder", "call_endpoints"]
 
 logger = logging.getLogger("gear_bridge.verl.rewarder")
 
@@ -49,6 +49,10 @@ _METRIC_AGGREGATORS = {"gear_reward": "gear", "flat_reward": "flat", "hard_rewar
 
 #: How long a ``judge.scoreBatch`` may take (an LLM judges every criterion of every response).
 JUDGE_CALL_TIMEOUT = 3600.0
+
+#: The service's requests in flight per judge endpoint when ``judge_max_concurrent`` is unset
+#: (judge/transport/endpoint-config.ts; a test checks the two agree through ``judge.info``).
+DEFAULT_JUDGE_MAX_CONCURRENT = 32
 
 
 @dataclass(frozen=True)
@@ -138,6 +142,11 @@ class Rewarder:
         self.endpoints = [dict(e) for e in endpoints] if endpoints is not None else None
         #: The coalescer of single-response calls (``reward_fn.compute_score``) on this rewarder's loop.
         self.single_calls: GroupCoalescer[Sample, dict[str, float | int]] | None = None
+        #: Whether the hint about judge_max_concurrent was logged (once per rewarder); the judge
+        #: calls in progress, and the requests of the calls that overlapped since none was.
+        self.concurrency_hinted = False
+        self._judging = 0
+        self._overlapping_requests = 0
 
     async def score_each(self, samples: Sequence[Sample], fcp: FcpTally | None = None) -> list[dict[str, float | int] | RowError | ConfigError]:
         """Every sample's result, or the error of its own row (the others are still rewarded).
@@ -274,12 +283,17 @@ class Rewarder:
             return
         # The other aggregators' rewards of the same verdicts come back in each result's "also".
         wanted = self._wanted(())
+        self._judging += 1
         try:
-            results = await self._judge_call(items, settings.aggregator, wanted)
-        except InvalidParams as error:
-            if not (wanted and _unrecognized(error, ("alsoAggregators",))):
-                raise
-            results = await self._judge_call_per_aggregator(items, wanted)
+            try:
+                results = await self._judge_call(items, settings.aggregator, wanted)
+            except InvalidParams as error:
+                if not (wanted and _unrecognized(error, ("alsoAggregators",))):
+                    raise
+                results = await self._judge_call_per_aggregator(items, wanted)
+        finally:
+            self._judging -= 1
+        self._hint_concurrency(results)
         failed_criteria = failed_requests = 0
         for index, result in zip(sendable, results):
             sample = samples[index]
@@ -300,6 +314,35 @@ class Rewarder:
                 "(against the response), counted in reward_extra_info judge_failed_criteria",
                 failed_criteria, len(sendable), failed_requests, policy,
             )
+
+
+    def _hint_concurrency(self, results: Sequence[Mapping[str, Any]]) -> None:
+        """Warns once when the requests of overlapping judge calls (a chunk's, sent in one or more
+        calls) outnumbered the default limit of requests in flight, so they queued behind it.
+
+        The default (32 per endpoint, the official GEAR scripts') leaves most of a vLLM or SGLang
+        judge's slots idle: one step of RuscaRL rows (~10,500 requests) against a 256-slot endpoint
+        took 2.9x a flat function's step with it, 0.45x with ``judge_max_concurrent=256``
+        (bench/python/verl_judge_step.py). Not when the user set the limit, nor for a server's own
+        judge started elsewhere (its limit is its own).
+        """
+        settings = self.settings
+        if self.concurrency_hinted or settings.judge_max_concurrent is not None:
+            return
+        endpoints = len(settings.judge_url) if settings.judge_url is not None else len(self.endpoints or ())
+        self._overlapping_requests += sum(int(r.get("judge", {}).get("stats", {}).get("requests", 0)) for r in results if "error" not in r)
+        if self._judging > 0:
+            return  # an overlapping call is still out: its requests count too
+        requests, self._overlapping_requests = self._overlapping_requests, 0
+        if endpoints == 0 or requests <= DEFAULT_JUDGE_MAX_CONCURRENT * endpoints:
+            return
+        self.concurrency_hinted = True
+        logger.warning(
+            "judge: %d requests went at most %d at a time to each of %d endpoint(s) (judge_max_concurrent is unset); "
+            "a judge server with more slots (vLLM --max-num-seqs, SGLang --max-running-requests) sits partly idle "
+            "while the step waits: set judge_max_concurrent (GEAR_JUDGE_MAX_CONCURRENT) to its slots per endpoint",
+            requests, DEFAULT_JUDGE_MAX_CONCURRENT, endpoints,
+        )
 
 
 def describe_endpoints(endpoints: Sequence[Mapping[str, Any]] | None) -> str:
