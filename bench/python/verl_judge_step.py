@@ -50,7 +50,7 @@ from verl.utils.ray_utils import get_event_loop
 
 from conftest import GEAR_COMMAND  # noqa: E402  (python-bridge/tests)
 from paired_steps import TABLE_HEAD, paired_times, print_ratios  # noqa: E402  (bench/python)
-from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
+from samples import criteria_count, make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
 from verl_step import N, PROMPTS, distinct_rows, make_step, timed_step, tokenizer_dir, worker_for  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -130,7 +130,8 @@ def judge_steps(tokenizer: Any, steps: int) -> List[Any]:
 
 
 def requests_of(step: Any) -> int:
-    return sum(len(json.loads(e["gear"])["row"]["reward_model"]["rubrics"]) for e in step.non_tensor_batch["extra_info"])
+    """The step's judge requests: one per criterion of each response (RuscaRL)."""
+    return sum(criteria_count(json.loads(e["gear"])) for e in step.non_tensor_batch["extra_info"])
 
 
 def checked(workers: List[Any], step: Any) -> None:
