@@ -117,6 +117,11 @@ async function main(): Promise<void> {
     aggregateFileSection(gearPy, (s = '') => console.log(s));
     return;
   }
+  // `npm run bench -- judge-client` runs only the judge client's overhead.
+  if (process.argv[2] === 'judge-client') {
+    await benchJudgeClientOverhead(grpoStepJudgeRequests(), (s = '') => console.log(s));
+    return;
+  }
   const bundled = loadBundledRubrics(['healthbench']).filter((b) => b.key.includes('oss_eval'));
   const annotated = bundled.map((b) => readOfficialRewardModel(b.rewardModel).rubric);
   const prng = createPrng(11);

@@ -1,5 +1,3 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-
 /**
  * Why one HTTP attempt failed, and what that means:
  * - connection, timeout, server-error (5xx), request-timeout (408), bad-response (unreadable or
@@ -31,6 +29,38 @@ export class MalformedReplyError extends Error {
   override readonly name = 'MalformedReplyError';
 }
 
+/** A non-2xx reply; `headers` gives Retry-After. */
+export class HttpStatusError extends Error {
+  override readonly name = 'HttpStatusError';
+  constructor(
+    readonly status: number,
+    readonly headers: HeaderLookup,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The attempt's own timeout passed before the whole reply was in. */
+export class AttemptTimeoutError extends Error {
+  override readonly name = 'AttemptTimeoutError';
+}
+
+/** The caller cancelled the attempt (its call ended, or a hedge won). */
+export class AttemptAbortedError extends Error {
+  override readonly name = 'AttemptAbortedError';
+}
+
+/** No reply: refused, reset, DNS, TLS, a socket closed mid-body. */
+export class ConnectionFailedError extends Error {
+  override readonly name = 'ConnectionFailedError';
+}
+
+/** What Retry-After is read from (a fetch `Headers` is one). */
+export interface HeaderLookup {
+  get(name: string): string | null;
+}
+
 export function countsAgainstBreaker(kind: FailureKind): boolean {
   return kind === 'connection' || kind === 'timeout' || kind === 'server-error' || kind === 'request-timeout' || kind === 'bad-response';
 }
@@ -41,10 +71,10 @@ export function isRetryable(kind: FailureKind): boolean {
 
 export function classifyFailure(error: unknown, nowMs: number): AttemptFailure {
   const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof APIUserAbortError) return { kind: 'aborted', message };
-  if (error instanceof APIConnectionTimeoutError) return { kind: 'timeout', message };
-  if (error instanceof APIConnectionError) return { kind: 'connection', message };
-  if (error instanceof APIError && typeof error.status === 'number') {
+  if (error instanceof AttemptAbortedError) return { kind: 'aborted', message };
+  if (error instanceof AttemptTimeoutError) return { kind: 'timeout', message };
+  if (error instanceof ConnectionFailedError) return { kind: 'connection', message };
+  if (error instanceof HttpStatusError) {
     const status = error.status;
     const retryAfterMs = parseRetryAfterMs(error.headers, nowMs);
     const extra = retryAfterMs === undefined ? {} : { retryAfterMs };
@@ -53,8 +83,6 @@ export function classifyFailure(error: unknown, nowMs: number): AttemptFailure {
     if (status >= 500) return { kind: 'server-error', status, message, ...extra };
     return { kind: 'client-error', status, message };
   }
-  if (error instanceof MalformedReplyError || error instanceof SyntaxError) return { kind: 'bad-response', message };
-  if (error instanceof APIError) return { kind: 'connection', message };
   return { kind: 'bad-response', message };
 }
 
@@ -62,7 +90,7 @@ export function classifyFailure(error: unknown, nowMs: number): AttemptFailure {
  * Retry-After as the OpenAI SDKs read it: `retry-after-ms` (milliseconds), else `retry-after` as
  * seconds or an HTTP date. Undefined when absent or unreadable.
  */
-export function parseRetryAfterMs(headers: Headers | undefined, nowMs: number): number | undefined {
+export function parseRetryAfterMs(headers: HeaderLookup | undefined, nowMs: number): number | undefined {
   if (headers === undefined) return undefined;
   const ms = headers.get('retry-after-ms');
   if (ms !== null && ms.trim() !== '' && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Number(ms);

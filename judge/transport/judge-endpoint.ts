@@ -1,4 +1,3 @@
-import OpenAI from 'openai';
 import { countsAgainstBreaker, type AttemptFailure } from './attempt-failure.js';
 import {
   INITIAL_BREAKER,
@@ -11,6 +10,7 @@ import {
   type BreakerConfig,
   type BreakerState,
 } from './circuit-breaker.js';
+import { ChatHttpClient } from './chat-http.js';
 import { metricsUrlOf, type EndpointConfig } from './endpoint-config.js';
 import { LatencyWindow } from './latency-window.js';
 import { EndpointRateLimits } from './rate-limits.js';
@@ -40,7 +40,7 @@ export interface EndpointDeps {
 /** One endpoint's client and live state: breaker, in-flight count, latencies, load, limits. */
 export class JudgeEndpoint {
   readonly url: string;
-  readonly client: OpenAI;
+  readonly http: ChatHttpClient;
   readonly limits: EndpointRateLimits;
   readonly latency = new LatencyWindow(128);
   inFlight = 0;
@@ -60,7 +60,7 @@ export class JudgeEndpoint {
     private readonly deps: EndpointDeps,
   ) {
     this.url = config.url;
-    this.client = new OpenAI({ baseURL: config.url, apiKey: config.apiKey, maxRetries: 0, timeout: deps.requestTimeoutMs });
+    this.http = new ChatHttpClient(config.url, config.apiKey);
     this.limits = new EndpointRateLimits(config, deps.estimatedTokensPerRequest);
   }
 
@@ -188,6 +188,6 @@ export class JudgeEndpoint {
   async close(): Promise<void> {
     this.closed = true;
     this.loadProbe?.abort();
-    await this.limits.stop();
+    await Promise.all([this.limits.stop(), this.http.close()]);
   }
 }

@@ -246,7 +246,7 @@ class CallRun {
       }
       const sentAt = transport.now();
       const timeoutMs = Math.max(1, Math.min(transport.config.requestTimeoutMs, this.deadline - sentAt));
-      const reply = await exchangeChat(endpoint.client, { ...this.body, model: endpoint.config.model }, { timeoutMs, signal: attempt.controller.signal });
+      const reply = await exchangeChat(endpoint.http, { ...this.body, model: endpoint.config.model }, { timeoutMs, signal: attempt.controller.signal });
       const latencyMs = transport.now() - sentAt;
       // The correction is bookkeeping: a limiter already stopped by close() has nothing to correct.
       if (charged > 0) endpoint.limits.settle(charged, reply.promptTokens + reply.completionTokens).catch(() => {});

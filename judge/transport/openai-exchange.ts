@@ -1,10 +1,9 @@
-import type OpenAI from 'openai';
-import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import type { ChatCall, TokenLogprob } from './chat-call.js';
 import { MalformedReplyError } from './attempt-failure.js';
+import type { ChatHttpClient } from './chat-http.js';
 
-/** The request body: OpenAI fields plus the vLLM/SGLang extensions (the SDK sends unknown fields as given). */
+/** The request body: OpenAI fields plus the vLLM/SGLang extensions. */
 export function chatCompletionBody(model: string, call: ChatCall): Record<string, unknown> {
   const { temperature, top_p, top_k, max_tokens, seed, chat_template_kwargs, extra } = call.decoding;
   const body: Record<string, unknown> = {
@@ -82,16 +81,11 @@ export function readReply(raw: unknown): ExchangeReply {
   };
 }
 
-/** One HTTP attempt through the SDK (its own retries off: routing and retries are ours). */
+/** One HTTP attempt: the body posted, the reply read (retries and routing are the transport's). */
 export async function exchangeChat(
-  client: OpenAI,
+  http: ChatHttpClient,
   body: Record<string, unknown>,
   options: { timeoutMs: number; signal: AbortSignal },
 ): Promise<ExchangeReply> {
-  const raw: unknown = await client.chat.completions.create(body as unknown as ChatCompletionCreateParamsNonStreaming, {
-    timeout: options.timeoutMs,
-    signal: options.signal,
-    maxRetries: 0,
-  });
-  return readReply(raw);
+  return readReply(await http.postJson(body, options));
 }
