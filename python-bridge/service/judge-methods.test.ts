@@ -90,6 +90,59 @@ describe('judge.score and judge.scoreBatch on gear serve', () => {
     expect(requestsAfterFirst).toBe(1);  // one judge request for the response; the also rewards cost none
   });
 
+  it('judge.scoreBatch takes shared rows by rowIndex and leaves out the omitted fields, with the same rewards', async () => {
+    // Each response gets its own verdicts (met iff the response names the criterion's key), so a
+    // mixed-up row or item would show in the rewards.
+    const byResponse = (request: FakeChatRequest): string => {
+      const content = String(request.messages[0]?.content ?? '');
+      const keys = rubric.map((_, i) => i + 1).filter((k) => content.includes(`${k}. (points=`));
+      const odd = content.includes('odd answer');
+      return JSON.stringify(Object.fromEntries(keys.map((k) => [String(k), { criteria_met: odd === (k % 2 === 1), prob_met: odd === (k % 2 === 1) ? 0.8 : 0.2 }])));
+    };
+    const endpoint = await fake({ answer: byResponse });
+    const { client } = await serviceWithJudge(endpoint);
+    const other = { ...row!, prompt: [{ role: 'user', content: 'another prompt' }] };
+    const responses = ['odd answer one', 'even answer', 'odd answer two'];
+    type Result = Record<string, unknown> & { reward: number; judge: Record<string, unknown> };
+    const call = async (params: Record<string, unknown>): Promise<Result[]> =>
+      (await client.call<{ results: Result[] }>('judge.scoreBatch', { host: 'gear', aggregator: 'gear', alsoAggregators: ['flat'], ...params })).results;
+    const inline = await call({ items: responses.map((response, k) => ({ row: k === 1 ? other : row, response })) });
+    const shared = await call({
+      rows: [other, row],
+      items: responses.map((response, k) => ({ rowIndex: k === 1 ? 0 : 1, response })),
+      omit: ['judgments', 'extras', 'outputs'],
+    });
+    expect(shared.map((r) => [r['reward'], r['nativeReward'], r['effective'], r['also'], r['failedCriteria']])).toEqual(
+      inline.map((r) => [r['reward'], r['nativeReward'], r['effective'], r['also'], r['failedCriteria']]),
+    );
+    expect(new Set(inline.map((r) => r.reward)).size).toBe(2);
+    for (const r of inline) expect(Object.keys(r)).toEqual(expect.arrayContaining(['judgments', 'extras']));
+    for (const r of shared) {
+      expect(Object.keys(r).sort()).toEqual(['also', 'effective', 'failedCriteria', 'host', 'index', 'judge', 'method', 'nativeReward', 'reward']);
+      expect(Object.keys(r.judge)).toEqual(['stats']);
+    }
+    // The second call's verdicts came from the judge's cache (same prompts), which its stats count.
+    const stats = (r: Result): Record<string, number> => r.judge['stats'] as Record<string, number>;
+    expect(shared.map((r) => [stats(r)['requests'], stats(r)['cacheHits']])).toEqual(inline.map((r) => [stats(r)['requests'], stats(r)['requests']]));
+    expect(endpoint.stats().received).toBe(3);
+  });
+
+  it('judge.scoreBatch reports a bad rowIndex at the item, and a bad shared row at rows[k]', async () => {
+    const endpoint = await fake({ answer: allMet });
+    const { client } = await serviceWithJudge(endpoint);
+    const reply = await client.call<{ results: { index: number; reward?: number; error?: { path: unknown[]; message: string } }[] }>('judge.scoreBatch', {
+      host: 'gear',
+      aggregator: 'flat',
+      rows: [row, { prompt: row!.prompt }],
+      items: [{ rowIndex: 2, response: 'x' }, { rowIndex: 0, row, response: 'x' }, { rowIndex: 1, response: 'x' }, { rowIndex: 0, response: 'x' }],
+    });
+    const [outOfRange, both, badRow, good] = reply.results;
+    expect(outOfRange!.error).toMatchObject({ path: ['items', 0, 'rowIndex'], message: 'items[0].rowIndex: names rows[2] but the batch has 2 rows' });
+    expect(both!.error).toMatchObject({ path: ['items', 1, 'rowIndex'], message: 'items[1].rowIndex: give row or rowIndex, not both' });
+    expect(badRow!.error!.path.slice(0, 2)).toEqual(['rows', 1]);
+    expect(good!.reward).toBeCloseTo((0.9 * rubric.reduce((s, c) => s + c.points, 0)) / positive, 12);
+  });
+
   it('judge.score on a server without a judge says how to give it one', async () => {
     const { client } = await serviceWithJudge(undefined);
     await expect(client.call('judge.score', { host: 'gear', row, response: 'x' })).rejects.toThrow('"code":-32602,"message":"Invalid params: endpoints: this server has no judge');

@@ -27,11 +27,20 @@ const JudgeFields = {
   endpoints: z.array(EndpointConfigSchema).min(1).optional(),
   /** Rewards of the same verdicts under other aggregators, in each result's `also`. */
   alsoAggregators: AlsoAggregatorsSchema.optional(),
+  /**
+   * Result fields the caller does not read: the per-criterion readings, the host's extras, the
+   * judge's raw outputs (`judge.outputs`; `judge.stats` stays). A trainer reads rewards and counts,
+   * and these are most of a result's bytes (an LLM's explanations for every criterion).
+   */
+  omit: z.array(z.enum(['judgments', 'extras', 'outputs'])).optional(),
 };
 
 export const JudgeItemSchema = z.strictObject({
   host: HostSchema.optional(),
-  row: z.unknown(),
+  /** The host's row; absent when `rowIndex` names one of the batch's `rows`. */
+  row: z.unknown().optional(),
+  /** Instead of `row`: the index of the batch's `rows` entry this response answers (a GRPO group's row travels once). */
+  rowIndex: z.number().int().nonnegative().optional(),
   response: z.string(),
   aggregator: AggregatorNameSchema.optional(),
   options: z.unknown().optional(),
@@ -39,7 +48,15 @@ export const JudgeItemSchema = z.strictObject({
 });
 
 export const JudgeScoreParamsSchema = z.strictObject({ host: HostSchema, row: z.unknown(), response: z.string(), ...JudgeFields });
-export const JudgeScoreBatchParamsSchema = z.strictObject({ host: HostSchema.optional(), items: z.array(z.unknown()), ...JudgeFields });
+export const JudgeScoreBatchParamsSchema = z.strictObject({
+  host: HostSchema.optional(),
+  items: z.array(z.unknown()),
+  /** Rows the items name by `rowIndex`. */
+  rows: z.array(z.unknown()).optional(),
+  ...JudgeFields,
+});
+
+type ResultField = NonNullable<z.infer<typeof JudgeFields.omit>>[number];
 
 function requireJudge(context: ServiceContext, endpoints: z.infer<typeof JudgeFields.endpoints>): JudgeRuntime {
   const judge = context.judgeFor(endpoints);
@@ -49,18 +66,18 @@ function requireJudge(context: ServiceContext, endpoints: z.infer<typeof JudgeFi
   return judge;
 }
 
-/** The host.score result of a judged response, plus what the judge did. */
-function resultOf(result: JudgeResult) {
+/** The host.score result of a judged response, plus what the judge did, without the fields in `omit`. */
+function resultOf(result: JudgeResult, omit: ReadonlySet<ResultField>) {
   return {
     host: result.host,
     reward: result.reward,
     nativeReward: result.nativeReward,
     method: result.method,
     effective: result.criteria.map((c) => c.effective),
-    judgments: result.criteria.map(({ effective: _effective, ...judgment }) => judgment),
+    ...(omit.has('judgments') ? {} : { judgments: result.criteria.map(({ effective: _effective, ...judgment }) => judgment) }),
     failedCriteria: result.failedCriteria,
-    extras: result.extras,
-    judge: result.judge,
+    ...(omit.has('extras') ? {} : { extras: result.extras }),
+    judge: omit.has('outputs') ? { stats: result.judge.stats } : result.judge,
   };
 }
 
@@ -69,6 +86,22 @@ interface Defaults {
   readonly aggregator: z.infer<typeof AggregatorNameSchema>;
   readonly options: ResolvedOptions;
   readonly also: readonly AggregatorName[];
+  readonly omit: ReadonlySet<ResultField>;
+  /** The batch's shared rows. */
+  readonly rows?: readonly unknown[] | undefined;
+}
+
+/** The item's row, given inline or named in the batch's rows; and where its errors are reported. */
+function rowOf(item: z.infer<typeof JudgeItemSchema>, rows: readonly unknown[] | undefined, at: readonly (string | number)[]): { row: unknown; at: readonly (string | number)[] } {
+  if (item.rowIndex === undefined) {
+    if (item.row === undefined) throw new GearError('invalid_input', [...at, 'row'], "missing: give the row, or rowIndex naming one of the batch's rows");
+    return { row: item.row, at: [...at, 'row'] };
+  }
+  if (item.row !== undefined) throw new GearError('invalid_input', [...at, 'rowIndex'], 'give row or rowIndex, not both');
+  if (rows === undefined || item.rowIndex >= rows.length) {
+    throw new GearError('invalid_input', [...at, 'rowIndex'], `names rows[${item.rowIndex}] but the batch has ${rows?.length ?? 0} rows`);
+  }
+  return { row: rows[item.rowIndex], at: ['rows', item.rowIndex] };
 }
 
 async function judgeItem(context: ServiceContext, judge: JudgeRuntime, input: unknown, defaults: Defaults, judgeOptions: z.infer<typeof JudgeOptionsSchema> | undefined, at: readonly (string | number)[]) {
@@ -77,18 +110,19 @@ async function judgeItem(context: ServiceContext, judge: JudgeRuntime, input: un
   if (host === undefined) throw new GearError('invalid_input', [...at, 'host'], 'missing: give host per item or for the batch');
   const options = item.options === undefined ? defaults.options : resolveOptions(item.options, [...at, 'options']);
   const adapter = context.adapterFor(host, item.aggregator ?? defaults.aggregator, options);
+  const given = rowOf(item, defaults.rows, at);
   try {
-    const result = await judge.judge(adapter, item.row, item.response, judgeOptions);
+    const result = await judge.judge(adapter, given.row, item.response, judgeOptions);
     const also =
       defaults.also.length === 0
         ? {}
         : (() => {
-            const row = adapter.format.parseRow(item.row);
+            const row = adapter.format.parseRow(given.row);
             return { also: Object.fromEntries(defaults.also.map((name) => [name, alsoReward(() => context.adapterFor(host, name, options).rewardOf(row, result.criteria))])) };
           })();
-    return { ...(item.id === undefined ? {} : { id: item.id }), ...resultOf(result), ...also };
+    return { ...(item.id === undefined ? {} : { id: item.id }), ...resultOf(result, defaults.omit), ...also };
   } catch (error) {
-    if (error instanceof GearError && error.code === 'invalid_input') throw error.under([...at, 'row']);
+    if (error instanceof GearError && error.code === 'invalid_input') throw error.under(given.at);
     throw error;
   }
 }
@@ -98,7 +132,7 @@ export const judgeScore = defineMethod({
   params: JudgeScoreParamsSchema,
   handle: async (params, context) => {
     const judge = requireJudge(context, params.endpoints);
-    const defaults = { host: params.host, aggregator: params.aggregator ?? 'gear', options: resolveOptions(params.options), also: params.alsoAggregators ?? [] } as const;
+    const defaults = { host: params.host, aggregator: params.aggregator ?? 'gear', options: resolveOptions(params.options), also: params.alsoAggregators ?? [], omit: new Set(params.omit) } as const;
     return judgeItem(context, judge, { host: params.host, row: params.row, response: params.response }, defaults, params.judge, []);
   },
 });
@@ -109,7 +143,14 @@ export const judgeScoreBatch = defineMethod({
   handle: async (params, context) => {
     checkBatchSize(params.items, context);
     const judge = requireJudge(context, params.endpoints);
-    const defaults = { host: params.host, aggregator: params.aggregator ?? 'gear', options: resolveOptions(params.options), also: params.alsoAggregators ?? [] } as const;
+    const defaults = {
+      host: params.host,
+      aggregator: params.aggregator ?? 'gear',
+      options: resolveOptions(params.options),
+      also: params.alsoAggregators ?? [],
+      omit: new Set(params.omit),
+      rows: params.rows,
+    } as const;
     // Every item's requests go out together; the transport's per-endpoint limits pace them. Each
     // item starts on a turn of its own, so the first items' requests are on the wire while later
     // items' prompts are still being built (a GRPO chunk's ~1,300 prompts took tens of ms first).

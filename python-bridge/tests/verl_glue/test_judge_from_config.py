@@ -20,6 +20,7 @@ from gear_bridge.sync import connect
 from gear_bridge.verl.reward_fn import compute_score
 from gear_bridge.verl.rewarder import DEFAULT_JUDGE_MAX_CONCURRENT
 from judge_endpoint import JudgeEndpoint
+from older_server import OlderServer
 
 
 def run_all(rows: List[Dict[str, Any]], **kwargs: Any) -> List[Any]:
@@ -78,6 +79,63 @@ def test_the_default_judge_concurrency_is_named_when_requests_queue_behind_it(se
         assert requests(got) > DEFAULT_JUDGE_MAX_CONCURRENT and _concurrency_hints(caplog) == []
         got = run_all(two, run_dir=str(tmp_path / "few"), **common)
         assert 0 < requests(got) <= DEFAULT_JUDGE_MAX_CONCURRENT and _concurrency_hints(caplog) == []
+
+
+def group_rows(prompts: int, group: int) -> List[Dict[str, Any]]:
+    """``prompts`` rows with ``group`` responses each, interleaved (a group's samples not adjacent)."""
+    base = host_rows(prompts)
+    return [{"spec": base[k % prompts]["spec"], "response": f"answer {k}: rest, fluids, and see a doctor if it gets worse."}
+            for k in range(prompts * group)]
+
+
+@pytest.mark.parametrize("older", [False, True])
+def test_a_groups_row_travels_once_and_the_unread_fields_stay_on_the_server(server: EmbeddedServer, older: bool,
+                                                                             caplog: pytest.LogCaptureFixture) -> None:
+    """Two prompts x three responses, interleaved, judged in one judge.scoreBatch: its items name
+    the two rows by index, and it asks the server to leave out the per-criterion readings, extras
+    and raw outputs; every reward is `gear score`'s on the endpoint's outputs (the verdicts depend
+    on the row and the response, so a mixed-up row shows). A server that predates shared rows
+    (an older release's refusal) gets every row inline, once warned, with the same rewards."""
+    rows = group_rows(2, 3)
+    refused = ["rows", "omit"] if older else []
+    with JudgeEndpoint() as endpoint, OlderServer(server.url, missing_methods=[], unknown_params=refused) as proxy, \
+            caplog.at_level(logging.WARNING, logger="gear_bridge.verl.rewarder"):
+        got = run_all(rows, judge_url=endpoint.url, url=proxy.url, aggregator="gear")
+        sent = [r["params"] for r in proxy.requests if r["method"] == "judge.scoreBatch"]
+    want = expected(server.url, "ruscarl", rows, "gear")
+    assert [g["score"] for g in got] == [w["reward"] for w in want]
+    assert [g["flat_reward"] for g in got] == [w["reward"] for w in expected(server.url, "ruscarl", rows, "flat")]
+    assert all(g["judge_requests"] == g["num_criteria"] > 0 and g["judge_failed_criteria"] == 0 for g in got)
+    warned = [r.getMessage() for r in caplog.records if "predates shared rows" in r.getMessage()]
+    if not older:
+        [params] = sent
+        assert params["rows"] == [rows[0]["spec"]["row"], rows[1]["spec"]["row"]]
+        assert [item["rowIndex"] for item in params["items"]] == [0, 1, 0, 1, 0, 1]
+        assert all("row" not in item for item in params["items"])
+        assert sorted(params["omit"]) == ["extras", "judgments", "outputs"]
+        assert warned == []
+    else:
+        [refused_call, inline] = sent
+        assert "rows" in refused_call
+        assert "rows" not in inline and "omit" not in inline
+        assert [item["row"] for item in inline["items"]] == [r["spec"]["row"] for r in rows]
+        assert len(warned) == 1
+
+
+def test_a_bad_shared_row_is_the_error_of_each_response_naming_it(server: EmbeddedServer) -> None:
+    """A row the judge cannot read, shared by two responses: each gets a RowError at the row's own
+    field (the server reports it at rows[k]); the other row's response is rewarded."""
+    rows = group_rows(2, 2)
+    bad = json.loads(json.dumps(rows[0]["spec"]))
+    bad["row"]["reward_model"]["rubrics"][0]["points"] = "many"
+    for k in (0, 2):
+        rows[k] = {"spec": bad, "response": rows[k]["response"]}
+    with JudgeEndpoint() as endpoint:
+        got = run_all(rows, judge_url=endpoint.url, url=server.url, metrics=False)
+    for k in (0, 2):
+        assert isinstance(got[k], RowError), got[k]
+        assert got[k].path == ("extra_info", "gear", "row", "reward_model", "rubrics", 0, "points")
+    assert [g["score"] for g in (got[1], got[3])] == [w["reward"] for w in expected(server.url, "ruscarl", [rows[1], rows[3]], "gear")]
 
 
 def test_unreadable_verdicts_count_against_the_response(server: EmbeddedServer, tmp_path: Path) -> None:

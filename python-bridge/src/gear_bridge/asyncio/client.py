@@ -556,9 +556,11 @@ class AsyncClient:
         endpoints: Sequence[Mapping[str, Any]] | None = None,
         timeout: float | None = _UNSET,
         also_aggregators: Sequence[str] | None = None,
+        rows: Sequence[Mapping[str, Any]] | None = None,
+        omit: Sequence[str] | None = None,
     ) -> list[dict[str, Any]]:
-        """``judge.scoreBatch``: the service judges each ``{host?, row, response, id?}`` with its LLM
-        judge (or ``endpoints``) and scores it.
+        """``judge.scoreBatch``: the service judges each ``{host?, row | rowIndex, response, id?}``
+        with its LLM judge (or ``endpoints``) and scores it.
 
         Args:
             items: the responses with their host rows.
@@ -567,10 +569,14 @@ class AsyncClient:
             endpoints: OpenAI-compatible endpoints for this call instead of the server's own judge.
             timeout: the wait for the answer (judging takes long); the client's by default.
             also_aggregators: aggregators whose rewards of the same verdicts each result carries in ``also``.
+            rows: rows the items name by ``rowIndex`` (a row its responses share is sent once).
+            omit: result fields not to send back (``judgments``, ``extras``, ``outputs``: the
+                judge's raw outputs; ``judge.stats`` stays).
 
         Returns:
             One result per item, in order: ``{index, reward, nativeReward, method, effective,
-            judgments, failedCriteria, extras, judge: {stats, outputs}}`` or ``{index, error}``.
+            judgments, failedCriteria, extras, judge: {stats, outputs}}`` or ``{index, error}``
+            (a bad shared row fails each item naming it, at ``rows[k]``).
 
         Raises:
             InvalidParams: the server has no judge and the call names no endpoints (path ``endpoints``).
@@ -585,6 +591,10 @@ class AsyncClient:
             params["endpoints"] = list(endpoints)
         if also_aggregators is not None:
             params["alsoAggregators"] = list(also_aggregators)
+        if rows is not None:
+            params["rows"] = list(rows)
+        if omit is not None:
+            params["omit"] = list(omit)
         result = await self.call("judge.scoreBatch", params, timeout=timeout)
         return _results(result)
 

@@ -204,12 +204,15 @@ class Client:
         endpoints: Sequence[Mapping[str, Any]] | None = None,
         timeout: float | None = _UNSET,
         also_aggregators: Sequence[str] | None = None,
+        rows: Sequence[Mapping[str, Any]] | None = None,
+        omit: Sequence[str] | None = None,
     ) -> list[dict[str, Any]]:
         """``judge.scoreBatch``; see ``AsyncClient.judge_score_batch``."""
         wait: dict[str, Any] = {} if timeout is _UNSET else {"timeout": timeout}
         return self._thread.run(
             self._client.judge_score_batch(
-                items, host=host, aggregator=aggregator, options=options, judge=judge, endpoints=endpoints, also_aggregators=also_aggregators, **wait
+                items, host=host, aggregator=aggregator, options=options, judge=judge, endpoints=endpoints, also_aggregators=also_aggregators,
+                rows=rows, omit=omit, **wait
             )
         )
 

@@ -54,6 +54,10 @@ JUDGE_CALL_TIMEOUT = 3600.0
 #: (judge/transport/endpoint-config.ts; a test checks the two agree through ``judge.info``).
 DEFAULT_JUDGE_MAX_CONCURRENT = 32
 
+#: Result fields of judge.scoreBatch the glue does not read (it reads rewards, counts and stats):
+#: most of a reply's bytes, with an LLM's explanation for every criterion.
+_JUDGE_OMIT = ("judgments", "extras", "outputs")
+
 
 @dataclass(frozen=True)
 class Sample:
@@ -145,6 +149,8 @@ class Rewarder:
         #: Whether the hint about judge_max_concurrent was logged (once per rewarder); the judge
         #: calls in progress, and the requests of the calls that overlapped since none was.
         self.concurrency_hinted = False
+        #: Whether judge.scoreBatch takes shared rows and omit (False once an older server refused them).
+        self.judge_shared_rows = True
         self._judging = 0
         self._overlapping_requests = 0
 
@@ -214,21 +220,53 @@ class Rewarder:
             for index, score in zip(group, answer):
                 out[index] = _fields(score, None, self._metrics(score, flat_is_native)) if isinstance(score, Score) else score
 
-    def _judge_items(self, samples: Sequence[Sample], indices: list[int]) -> list[dict[str, Any]]:
-        items = []
+    @staticmethod
+    def _check_judgeable(sample: Sample) -> None:
+        """Raises RowError when the service's judge cannot judge the sample's row."""
+        if not sample.row.is_host:
+            raise RowError(
+                sample.judgment_path,
+                f'missing: judge scores {{"p": [...], "d": [...]}} for this response. A "{sample.row.format}" row holds the '
+                "rubric only, not the prompt an LLM judge needs: give the judgments, or convert the data to a host "
+                "format the judge can read (python -m gear_bridge.convert healthbench ... --format ruscarl|merf|gear)",
+            )
+
+    def _judge_items(self, samples: Sequence[Sample], indices: list[int]) -> tuple[list[dict[str, Any]], list[Mapping[str, Any]]]:
+        """The items of a ``judge.scoreBatch``, each naming its row in the returned rows by index:
+        a GRPO group's responses share a row, which then travels once, not once per response."""
+        items: list[dict[str, Any]] = []
+        rows: list[Mapping[str, Any]] = []
+        row_index: dict[str, int] = {}
         for index in indices:
             sample = samples[index]
-            if not sample.row.is_host:
-                raise RowError(
-                    sample.judgment_path,
-                    f'missing: judge scores {{"p": [...], "d": [...]}} for this response. A "{sample.row.format}" row holds the '
-                    "rubric only, not the prompt an LLM judge needs: give the judgments, or convert the data to a host "
-                    "format the judge can read (python -m gear_bridge.convert healthbench ... --format ruscarl|merf|gear)",
-                )
-            items.append({"host": self.settings.host or sample.row.format, "row": sample.row.content, "response": sample.response})
-        return items
+            key = sample.row.key
+            k = row_index.get(key)
+            if k is None:
+                k = row_index[key] = len(rows)
+                rows.append(sample.row.content)
+            items.append({"host": self.settings.host or sample.row.format, "rowIndex": k, "response": sample.response})
+        return items, rows
 
-    async def _judge_call(self, items: list[dict[str, Any]], aggregator: str, also: Sequence[str]) -> list[dict[str, Any]]:
+    async def _judge_call(self, items: list[dict[str, Any]], rows: list[Mapping[str, Any]], aggregator: str, also: Sequence[str]) -> list[dict[str, Any]]:
+        if self.judge_shared_rows:
+            try:
+                return await self._judge_request(items, rows, _JUDGE_OMIT, aggregator, also)
+            except InvalidParams as error:
+                if not _unrecognized(error, ("rows", "omit")):
+                    raise
+                logger.warning("the gear server predates shared rows in judge.scoreBatch (%s); every item carries its row", error.message)
+                self.judge_shared_rows = False  # an older server
+        inline = [{**{k: v for k, v in item.items() if k != "rowIndex"}, "row": rows[item["rowIndex"]]} for item in items]
+        return await self._judge_request(inline, None, None, aggregator, also)
+
+    async def _judge_request(
+        self,
+        items: list[dict[str, Any]],
+        rows: list[Mapping[str, Any]] | None,
+        omit: Sequence[str] | None,
+        aggregator: str,
+        also: Sequence[str],
+    ) -> list[dict[str, Any]]:
         settings = self.settings
         try:
             return await self.client.judge_score_batch(
@@ -239,6 +277,8 @@ class Rewarder:
                 endpoints=self.endpoints,
                 timeout=None if settings.timeout is None else max(settings.timeout, JUDGE_CALL_TIMEOUT),
                 also_aggregators=list(also) or None,
+                rows=rows,
+                omit=omit,
             )
         except InvalidParams as error:
             head = error.path[:1]
@@ -255,12 +295,14 @@ class Rewarder:
                 raise ConfigError(error.path, error.message) from None
             raise
 
-    async def _judge_call_per_aggregator(self, items: list[dict[str, Any]], wanted: Sequence[str]) -> list[dict[str, Any]]:
+    async def _judge_call_per_aggregator(
+        self, items: list[dict[str, Any]], rows: list[Mapping[str, Any]], wanted: Sequence[str]
+    ) -> list[dict[str, Any]]:
         """An older server (no alsoAggregators): one call per aggregator, the judge's answers from its cache."""
         logger.warning("the gear server predates alsoAggregators; judge.scoreBatch once per metric aggregator")
-        results = await self._judge_call(items, self.settings.aggregator, ())
+        results = await self._judge_call(items, rows, self.settings.aggregator, ())
         good = [k for k, r in enumerate(results) if "error" not in r]
-        others = await asyncio.gather(*(self._judge_call([items[k] for k in good], a, ()) for a in wanted)) if good else []
+        others = await asyncio.gather(*(self._judge_call([items[k] for k in good], rows, a, ()) for a in wanted)) if good else []
         for aggregator, answers in zip(wanted, others):
             for k, answer in zip(good, answers):
                 if "reward" in answer:
@@ -272,25 +314,25 @@ class Rewarder:
     ) -> None:
         settings = self.settings
         sendable: list[int] = []
-        items: list[dict[str, Any]] = []
         for index in indices:
             try:
-                items.extend(self._judge_items(samples, [index]))
+                self._check_judgeable(samples[index])
                 sendable.append(index)
             except RowError as error:
                 out[index] = error
-        if not items:
+        if not sendable:
             return
+        items, rows = self._judge_items(samples, sendable)
         # The other aggregators' rewards of the same verdicts come back in each result's "also".
         wanted = self._wanted(())
         self._judging += 1
         try:
             try:
-                results = await self._judge_call(items, settings.aggregator, wanted)
+                results = await self._judge_call(items, rows, settings.aggregator, wanted)
             except InvalidParams as error:
                 if not (wanted and _unrecognized(error, ("alsoAggregators",))):
                     raise
-                results = await self._judge_call_per_aggregator(items, wanted)
+                results = await self._judge_call_per_aggregator(items, rows, wanted)
         finally:
             self._judging -= 1
         self._hint_concurrency(results)
@@ -299,7 +341,10 @@ class Rewarder:
             sample = samples[index]
             if "error" in result:
                 item_error = result["error"]
-                out[index] = _field_error(sample.request(), list(item_error.get("path", []))[2:], str(item_error.get("message", "")))
+                path = list(item_error.get("path", []))
+                # A shared row's error is reported at rows[k] + its field: the item's own row here.
+                relative = ["row", *path[2:]] if path[:1] == ["rows"] else path[2:]
+                out[index] = _field_error(sample.request(), relative, str(item_error.get("message", "")))
                 continue
             stats = result.get("judge", {}).get("stats", {})
             failed_criteria += int(result.get("failedCriteria", 0))
