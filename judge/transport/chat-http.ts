@@ -19,8 +19,8 @@ export const MAX_REPLY_BYTES = 16 * 1024 * 1024;
  * One endpoint's POST {base}/chat/completions on an undici connection pool (keep-alive).
  *
  * Why undici's `request` and not the `openai` SDK on `fetch`: measured against an endpoint that
- * answers at once (bench/judge-client-overhead.ts), the SDK cost ~0.35 ms of CPU per request and
- * this ~0.05 ms; with a fast judge that CPU is most of the service's share of a verl step. The
+ * answers at once (`npm run bench -- judge-client`), an attempt through the SDK cost ~0.4 ms of
+ * CPU and through this ~0.1 ms; with a fast judge that CPU was what a verl step waited for. The
  * SDK added nothing we used beyond HTTP: the body, the reply's reading (zod), retries, routing and
  * timeouts are ours.
  *
