@@ -13,7 +13,7 @@ from typing import Any, Dict, List
 import pytest
 
 from cases import cli_score, gear_spec, healthbench_records
-from conftest import GEAR_COMMAND
+from conftest import GEAR_COMMAND, start_server
 from judged_rows import expected, host_rows
 from gear_bridge import ConfigError, EmbeddedServer, RowError
 from gear_bridge.sync import connect
@@ -120,6 +120,29 @@ def test_a_groups_row_travels_once_and_the_unread_fields_stay_on_the_server(serv
         assert "rows" not in inline and "omit" not in inline
         assert [item["row"] for item in inline["items"]] == [r["spec"]["row"] for r in rows]
         assert len(warned) == 1
+
+
+def test_a_chunk_over_the_servers_payload_limit_is_judged_in_several_calls() -> None:
+    """Long responses against a server taking 64 KB frames: the chunk goes in several
+    judge.scoreBatch calls, each under the limit and carrying only its items' rows, and every
+    reward is `gear score`'s on the endpoint's outputs."""
+    limit = 64 * 1024
+    rows = group_rows(2, 3)
+    for k, row in enumerate(rows):
+        row["response"] = f"answer {k}: " + "rest, drink fluids, and see a doctor if it gets worse. " * 400  # ~22 KB
+    small = start_server("--max-payload-bytes", str(limit))
+    try:
+        with JudgeEndpoint() as endpoint, OlderServer(small.url, missing_methods=[], unknown_params=[]) as proxy:
+            got = run_all(rows, judge_url=endpoint.url, url=proxy.url, aggregator="gear")
+            sent = [r["params"] for r in proxy.requests if r["method"] == "judge.scoreBatch"]
+        want = expected(small.url, "ruscarl", rows, "gear")
+    finally:
+        small.stop()
+    assert [g["score"] for g in got] == [w["reward"] for w in want]
+    assert len(sent) >= 3 and sum(len(p["items"]) for p in sent) == len(rows)
+    for params in sent:
+        assert len(json.dumps(params, separators=(",", ":"), ensure_ascii=False).encode("utf-8")) < limit
+        assert sorted({item["rowIndex"] for item in params["items"]}) == list(range(len(params["rows"])))
 
 
 def test_a_bad_shared_row_is_the_error_of_each_response_naming_it(server: EmbeddedServer) -> None:

@@ -26,6 +26,7 @@ from ..rows import GearRow, Judgment
 from ..scoring import Score, Scorer, ScoreRequest, _also_of, _field_error, _unrecognized
 from ..settings import Settings
 from .coalescer import GroupCoalescer
+from .judge_chunks import judge_chunks
 
 __all__ = ["REWARD_KEYS", "METRIC_KEYS", "JUDGE_CALL_TIMEOUT", "DEFAULT_JUDGE_MAX_CONCURRENT", "Sample", "Rewarder", "call_endpoints"]
 
@@ -247,6 +248,19 @@ class Rewarder:
             items.append({"host": self.settings.host or sample.row.format, "rowIndex": k, "response": sample.response})
         return items, rows
 
+    async def _judge_chunked(self, items: list[dict[str, Any]], rows: list[Mapping[str, Any]], aggregator: str, also: Sequence[str]) -> list[dict[str, Any]]:
+        """``_judge_call`` in as few requests as the server's limits (maxBatchItems, maxPayloadBytes)
+        allow, sent together; the results in the items' order."""
+        max_items, max_bytes = await self.scorer._server_limits()
+        settings = self.settings
+        envelope = {"aggregator": aggregator, "options": settings.options, "judge": settings.judge_options, "endpoints": self.endpoints,
+                    "alsoAggregators": list(also), "omit": _JUDGE_OMIT}
+        chunks = judge_chunks(items, rows, max_items, max_bytes, envelope)
+        if len(chunks) == 1:
+            return await self._judge_call(chunks[0][0], chunks[0][1], aggregator, also)
+        answers = await asyncio.gather(*(self._judge_call(chunk_items, chunk_rows, aggregator, also) for chunk_items, chunk_rows in chunks))
+        return [result for answer in answers for result in answer]
+
     async def _judge_call(self, items: list[dict[str, Any]], rows: list[Mapping[str, Any]], aggregator: str, also: Sequence[str]) -> list[dict[str, Any]]:
         if self.judge_shared_rows:
             try:
@@ -328,7 +342,7 @@ class Rewarder:
         self._judging += 1
         try:
             try:
-                results = await self._judge_call(items, rows, settings.aggregator, wanted)
+                results = await self._judge_chunked(items, rows, settings.aggregator, wanted)
             except InvalidParams as error:
                 if not (wanted and _unrecognized(error, ("alsoAggregators",))):
                     raise
