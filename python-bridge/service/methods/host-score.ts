@@ -18,6 +18,7 @@ import { itemError } from './item-error.js';
 import { alsoReward } from './also-reward.js';
 import { defineMethod } from './method.js';
 import { defaultsOf, type Defaults } from './score-item.js';
+import { sharedRowAt } from './shared-row.js';
 
 /**
  * Runs an adapter on client data. Row errors come from the host's format, relative to the row:
@@ -55,14 +56,12 @@ class SharedRows {
   ) {}
 
   get(host: SupportedHost, format: HostFormat<unknown>, rowIndex: number, at: readonly (string | number)[]): unknown {
-    if (this.rows === undefined || rowIndex >= this.rows.length) {
-      throw new GearError('invalid_input', [...at, 'rowIndex'], `names rows[${rowIndex}] but the batch has ${this.rows?.length ?? 0} rows`);
-    }
+    const raw = sharedRowAt(this.rows, rowIndex, at);
     const key = `${host}\u0000${rowIndex}`;
     let entry = this.parsed.get(key);
     if (entry === undefined) {
       try {
-        entry = { row: runAdapter(this.context, host, ['rows', rowIndex], () => format.parseRow(this.rows?.[rowIndex]), ['rows', rowIndex]) };
+        entry = { row: runAdapter(this.context, host, ['rows', rowIndex], () => format.parseRow(raw), ['rows', rowIndex]) };
       } catch (error) {
         entry = { error };
       }

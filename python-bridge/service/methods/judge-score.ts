@@ -11,6 +11,7 @@ import { resolveOptions, type ResolvedOptions } from '../rubric-cache.js';
 import type { ServiceContext } from '../service-context.js';
 import { checkBatchSize } from './batch-limit.js';
 import { itemError } from './item-error.js';
+import { sharedRowAt } from './shared-row.js';
 import { defineMethod } from './method.js';
 
 /** Resolves on a later turn of the event loop, after pending I/O and the callbacks before it. */
@@ -98,10 +99,7 @@ function rowOf(item: z.infer<typeof JudgeItemSchema>, rows: readonly unknown[] |
     return { row: item.row, at: [...at, 'row'] };
   }
   if (item.row !== undefined) throw new GearError('invalid_input', [...at, 'rowIndex'], 'give row or rowIndex, not both');
-  if (rows === undefined || item.rowIndex >= rows.length) {
-    throw new GearError('invalid_input', [...at, 'rowIndex'], `names rows[${item.rowIndex}] but the batch has ${rows?.length ?? 0} rows`);
-  }
-  return { row: rows[item.rowIndex], at: ['rows', item.rowIndex] };
+  return { row: sharedRowAt(rows, item.rowIndex, at), at: ['rows', item.rowIndex] };
 }
 
 async function judgeItem(context: ServiceContext, judge: JudgeRuntime, input: unknown, defaults: Defaults, judgeOptions: z.infer<typeof JudgeOptionsSchema> | undefined, at: readonly (string | number)[]) {

@@ -454,7 +454,7 @@ class Scorer:
 
         async def send(chunk: _HostChunk) -> list[dict[str, Any]]:
             if not self.also_in_request:  # an older server: every item carries its row
-                inline = [{**{k: v for k, v in item.items() if k != "rowIndex"}, "row": chunk.rows[item["rowIndex"]]} for item in chunk.items]
+                inline = _inline_rows(chunk.items, chunk.rows)
                 return await self.client.host_score_batch(inline, aggregator=aggregator, options=options)
             return await self.client.host_score_batch(
                 chunk.items, rows=chunk.rows, aggregator=aggregator, options=options, also_aggregators=also or None,
@@ -710,6 +710,11 @@ class _HostChunk:
     row_index: dict[str, int] = field(default_factory=dict)
     #: An upper bound of the request's bytes (see :func:`_json_bound`).
     bound: int = 0
+
+
+def _inline_rows(items: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Items naming ``rows`` by ``rowIndex``, each carrying its row instead (for an older server)."""
+    return [{**{k: v for k, v in item.items() if k != "rowIndex"}, "row": rows[item["rowIndex"]]} for item in items]
 
 
 def _json_bound(text: str) -> int:

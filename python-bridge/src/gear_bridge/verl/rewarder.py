@@ -23,7 +23,7 @@ from ..asyncio.client import AsyncClient
 from ..exceptions import ConfigError, InvalidParams, PathPart, RowError
 from ..fcp import FcpTally
 from ..rows import GearRow, Judgment
-from ..scoring import Score, Scorer, ScoreRequest, _also_of, _field_error, _unrecognized
+from ..scoring import Score, Scorer, ScoreRequest, _also_of, _field_error, _inline_rows, _unrecognized
 from ..settings import Settings
 from .coalescer import GroupCoalescer
 from .judge_chunks import judge_chunks
@@ -270,8 +270,7 @@ class Rewarder:
                     raise
                 logger.warning("the gear server predates shared rows in judge.scoreBatch (%s); every item carries its row", error.message)
                 self.judge_shared_rows = False  # an older server
-        inline = [{**{k: v for k, v in item.items() if k != "rowIndex"}, "row": rows[item["rowIndex"]]} for item in items]
-        return await self._judge_request(inline, None, None, aggregator, also)
+        return await self._judge_request(_inline_rows(items, rows), None, None, aggregator, also)
 
     async def _judge_request(
         self,
