@@ -113,6 +113,29 @@ describe('JudgeTransport on a healthy endpoint', () => {
     expect(t.info().endpoints[0]).toMatchObject({ inFlight: 0, served: 12, state: 'healthy' });
   });
 
+  it('reads every answer of a batch that finishes together, and refills its slots, before handing any on', async () => {
+    // A batch's answers arrive together. Each answer's caller does its own work (reading the
+    // verdict, scoring); were that work done as each answer is read, the slots of the answers
+    // behind it would stay idle meanwhile.
+    const s = await server({ batch: 4, latencyMs: 20 });
+    const t = transport([s.url], { endpoints: [{ url: s.url, maxConcurrent: 4 }] });
+    const seen: { served: number; inFlight: number }[] = [];
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        t.complete(call(`call ${i}`)).then((answer) => {
+          const { served, inFlight } = t.info().endpoints[0] as { served: number; inFlight: number };
+          seen.push({ served, inFlight });
+          return answer;
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.content)).toEqual(Array(8).fill('ok'));
+    // The first caller hears of its answer when all four are read and the four calls waiting hold their slots.
+    expect(seen[0]).toEqual({ served: 4, inFlight: 4 });
+    expect(seen[7]).toEqual({ served: 8, inFlight: 0 });
+    expect(s.stats.answered).toBe(8);
+  });
+
   it('spreads calls over endpoints by fewest outstanding requests', async () => {
     const a = await server({ latencyMs: 40 });
     const b = await server({ latencyMs: 40 });

@@ -107,9 +107,14 @@ export class JudgeTransport {
     return this.hedgeDelay;
   }
 
+  /** Whether a call can be hedged at all: hedging on, and another endpoint to send the copy to. */
+  hedging(): boolean {
+    return this.config.hedge.enabled && this.endpoints.length >= 2;
+  }
+
   /** Whether one more hedge stays within maxHedgeFraction of the calls (a probe's hedge always may). */
   mayHedge(probe: boolean): boolean {
-    if (!this.config.hedge.enabled || this.endpoints.length < 2) return false;
+    if (!this.hedging()) return false;
     return probe || this.totals.hedges + 1 <= this.config.hedge.maxHedgeFraction * this.totals.requests;
   }
 
@@ -227,7 +232,8 @@ class CallRun {
       }
     }
     this.running.add(attempt);
-    if (role !== 'hedge' && !this.hedged) {
+    // No timer where no hedge can be sent: one fewer setTimeout on every attempt to a lone endpoint.
+    if (role !== 'hedge' && !this.hedged && transport.hedging()) {
       attempt.hedgeTimer = setTimeout(() => this.maybeHedge(attempt), transport.hedgeDelayMs());
     }
     void this.exchange(attempt).then((result) => this.attemptDone(attempt, result));
@@ -320,14 +326,19 @@ class CallRun {
   private finish(reply: ExchangeReply, endpoint: string): void {
     this.done = true;
     this.cleanup();
-    this.settle({
+    const answer: ChatAnswer = {
       ...reply,
       endpoint,
       attempts: this.attempts,
       retries: this.retries,
       hedged: this.hedged,
       latencyMs: this.transport.now() - this.startedAt,
-    });
+    };
+    // The answer goes on after this turn of the event loop: the replies that arrived with it free
+    // their slots and send their next requests first. Delivered at once, each answer's reading,
+    // scoring and storing ran before the next reply was even read, so with a fast judge a slot
+    // stood idle for the work of every answer ahead of it.
+    setImmediate(() => this.settle(answer));
   }
 
   fail(kind: JudgeTransportErrorKind, message: string): void {

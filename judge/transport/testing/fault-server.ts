@@ -4,7 +4,9 @@ import type { AddressInfo, Socket } from 'node:net';
 /**
  * A small OpenAI-compatible chat server for the transport's tests and routing benchmark, with
  * fixed latency and slots (like a vLLM server with --max-num-seqs) and fault modes:
- * - ok: answers `content` after `latencyMs` in one of `slots` slots (others wait in line);
+ * - ok: answers `content` after `latencyMs` in one of `slots` slots (others wait in line); with
+ *   `batch`, holds requests until `batch` of them wait, then answers them all in one go after
+ *   `latencyMs` (a continuous-batching server's batch finishing together);
  * - hang: accepts and never answers (chat and /metrics);
  * - status: answers `status` (with Retry-After `retryAfter` when given) at once;
  * - garbage: 200 with a body that is not JSON; empty: 200 with empty content;
@@ -21,6 +23,7 @@ export interface FaultBehaviour {
   status: number;
   retryAfter?: string;
   retryAfterMs?: string;
+  batch?: number;
 }
 
 export interface FaultServerStats {
@@ -78,6 +81,7 @@ export async function startFaultServer(initial: Partial<FaultBehaviour> = {}, op
   const stats: FaultServerStats = { connections: 0, requests: [], metricsRequests: 0, answered: 0, maxRunning: 0, abandoned: 0 };
   let running = 0;
   const line: (() => void)[] = [];
+  const held: (() => void)[] = [];
   const sockets = new Set<Socket>();
 
   const release = (): void => {
@@ -106,6 +110,16 @@ export async function startFaultServer(initial: Partial<FaultBehaviour> = {}, op
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion('', body)));
         return;
       case 'ok': {
+        if (b.batch !== undefined) {
+          held.push(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion(b.content, body))));
+          if (held.length < b.batch) return;
+          const answers = held.splice(0);
+          setTimeout(() => {
+            stats.answered += answers.length;
+            for (const answer of answers) answer();
+          }, b.latencyMs);
+          return;
+        }
         // Like vLLM, a request whose client went away leaves its slot or its place in line.
         let timer: NodeJS.Timeout | undefined;
         let done = false;
