@@ -118,6 +118,15 @@ def _field_error(request: ScoreRequest, server_path: Sequence[Any], message: str
     return ConfigError(path, detail) if is_option else RowError(path, detail)
 
 
+def _item_error(request: ScoreRequest, error_info: Mapping[str, Any]) -> RowError | ConfigError:
+    """A ``host.scoreBatch`` or ``judge.scoreBatch`` item's error at the request's own field. The
+    server reports it at ``items[i]`` + the field, or, for a shared row, at ``rows[k]`` + the
+    field: the item's own row here."""
+    path = list(error_info.get("path", []))
+    relative = ["row", *path[2:]] if path[:1] == ["rows"] else path[2:]
+    return _field_error(request, relative, str(error_info.get("message", "")))
+
+
 class Scorer:
     """Scores :class:`ScoreRequest` lists through one :class:`AsyncClient` and its rubric registry.
 
@@ -473,11 +482,7 @@ class Scorer:
         for index, result in zip(indices, results):
             request = requests[index]
             if "error" in result:
-                error_info = result["error"]
-                path = list(error_info.get("path", []))
-                # A shared row's error is reported at rows[k] + its field: the item's own row here.
-                relative = ["row", *path[2:]] if path[:1] == ["rows"] else path[2:]
-                out[index] = _field_error(request, relative, str(error_info.get("message", "")))
+                out[index] = _item_error(request, result["error"])
                 continue
             out[index] = Score(
                 float(result["reward"]),

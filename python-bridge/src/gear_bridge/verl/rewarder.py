@@ -23,7 +23,7 @@ from ..asyncio.client import AsyncClient
 from ..exceptions import ConfigError, InvalidParams, PathPart, RowError
 from ..fcp import FcpTally
 from ..rows import GearRow, Judgment
-from ..scoring import Score, Scorer, ScoreRequest, _also_of, _field_error, _inline_rows, _unrecognized
+from ..scoring import Score, Scorer, ScoreRequest, _also_of, _inline_rows, _item_error, _unrecognized
 from ..settings import Settings
 from .coalescer import GroupCoalescer
 from .judge_chunks import judge_chunks
@@ -353,11 +353,7 @@ class Rewarder:
         for index, result in zip(sendable, results):
             sample = samples[index]
             if "error" in result:
-                item_error = result["error"]
-                path = list(item_error.get("path", []))
-                # A shared row's error is reported at rows[k] + its field: the item's own row here.
-                relative = ["row", *path[2:]] if path[:1] == ["rows"] else path[2:]
-                out[index] = _field_error(sample.request(), relative, str(item_error.get("message", "")))
+                out[index] = _item_error(sample.request(), result["error"])
                 continue
             stats = result.get("judge", {}).get("stats", {})
             failed_criteria += int(result.get("failedCriteria", 0))
