@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AttemptAbortedError, AttemptTimeoutError, ConnectionFailedError, HttpStatusError, MalformedReplyError, classifyFailure } from './attempt-failure.js';
 import { ChatHttpClient, MAX_REPLY_BYTES } from './chat-http.js';
 import { deadPortUrl } from './testing/fault-server.js';
+import { rejectionOf } from './testing/rejection.js';
 
 /** Test endpoints written for these fault paths: each test gives the handler. */
 const servers: Server[] = [];
@@ -36,16 +37,6 @@ function client(base: string, apiKey = 'EMPTY'): ChatHttpClient {
 const post = (c: ChatHttpClient, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<unknown> =>
   c.postJson({ model: 'm', messages: [{ role: 'user', content: 'é ✓' }] }, { timeoutMs: options.timeoutMs ?? 10_000, signal: options.signal ?? new AbortController().signal });
 
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof Error) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
-
 describe('ChatHttpClient', () => {
   it("posts the body as JSON to the base URL's /chat/completions with the key, and parses the reply", async () => {
     const seen: { method: string | undefined; url: string | undefined; auth: string | undefined; type: string | undefined; body: unknown }[] = [];
@@ -76,7 +67,7 @@ describe('ChatHttpClient', () => {
     const base = await endpoint((_req, res) => {
       res.writeHead(429, { 'retry-after': '3', 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'slow down' } }));
     });
-    const error = await rejection(post(client(base)));
+    const error = await rejectionOf(post(client(base)), Error);
     expect(error).toBeInstanceOf(HttpStatusError);
     expect(error.message).toBe('429 slow down');
     expect(classifyFailure(error, 0)).toEqual({ kind: 'rate-limited', status: 429, retryAfterMs: 3000, message: '429 slow down' });
@@ -84,7 +75,7 @@ describe('ChatHttpClient', () => {
 
   it('calls a 2xx body that is not JSON a malformed reply', async () => {
     const base = await endpoint((_req, res) => res.writeHead(200).end('<html>proxy error</html>'));
-    const error = await rejection(post(client(base)));
+    const error = await rejectionOf(post(client(base)), Error);
     expect(error).toBeInstanceOf(MalformedReplyError);
     expect(classifyFailure(error, 0).kind).toBe('bad-response');
   });
@@ -104,10 +95,10 @@ describe('ChatHttpClient', () => {
       };
       pump();
     });
-    const a = await rejection(post(client(declared)));
+    const a = await rejectionOf(post(client(declared)), Error);
     expect(a).toBeInstanceOf(MalformedReplyError);
     expect(a.message).toBe(`reply of ${MAX_REPLY_BYTES + 1} bytes, over ${MAX_REPLY_BYTES}`);
-    const b = await rejection(post(client(chunked)));
+    const b = await rejectionOf(post(client(chunked)), Error);
     expect(b).toBeInstanceOf(MalformedReplyError);
     expect(b.message).toBe(`reply over ${MAX_REPLY_BYTES} bytes`);
     expect(streamed).toBeLessThan(4 * MAX_REPLY_BYTES);
@@ -118,7 +109,7 @@ describe('ChatHttpClient', () => {
       res.writeHead(200);
       res.write('{"choices": [');
     });
-    const error = await rejection(post(client(base), { timeoutMs: 300 }));
+    const error = await rejectionOf(post(client(base), { timeoutMs: 300 }), Error);
     expect(error).toBeInstanceOf(AttemptTimeoutError);
     expect(classifyFailure(error, 0).kind).toBe('timeout');
   });
@@ -127,16 +118,16 @@ describe('ChatHttpClient', () => {
     const base = await endpoint(() => {});
     const before = new AbortController();
     before.abort();
-    expect(await rejection(post(client(base), { signal: before.signal }))).toBeInstanceOf(AttemptAbortedError);
+    expect(await rejectionOf(post(client(base), { signal: before.signal }), Error)).toBeInstanceOf(AttemptAbortedError);
     const during = new AbortController();
     setTimeout(() => during.abort(), 100);
-    const error = await rejection(post(client(base), { signal: during.signal }));
+    const error = await rejectionOf(post(client(base), { signal: during.signal }), Error);
     expect(error).toBeInstanceOf(AttemptAbortedError);
     expect(classifyFailure(error, 0).kind).toBe('aborted');
   });
 
   it('calls a refused connection and a connection dropped mid-reply connection failures', async () => {
-    const refused = await rejection(post(client(await deadPortUrl())));
+    const refused = await rejectionOf(post(client(await deadPortUrl())), Error);
     expect(refused).toBeInstanceOf(ConnectionFailedError);
     expect(refused.message).toContain('ECONNREFUSED');
     const dropping = await endpoint((_req, res) => {
@@ -144,7 +135,7 @@ describe('ChatHttpClient', () => {
       res.write('{"choices"');
       setTimeout(() => res.socket?.destroy(), 20);
     });
-    const dropped = await rejection(post(client(dropping)));
+    const dropped = await rejectionOf(post(client(dropping)), Error);
     expect(dropped).toBeInstanceOf(ConnectionFailedError);
     expect(classifyFailure(dropped, 0).kind).toBe('connection');
   });

@@ -5,6 +5,7 @@ import { JudgeTransport } from './judge-transport.js';
 import { JudgeTransportError } from './transport-error.js';
 import type { TransportEvent } from './transport-info.js';
 import { deadPortUrl, startFaultServer, type FaultBehaviour, type FaultServer } from './testing/fault-server.js';
+import { rejectionOf } from './testing/rejection.js';
 
 const servers: FaultServer[] = [];
 const transports: JudgeTransport[] = [];
@@ -49,16 +50,6 @@ const runAll = (t: JudgeTransport, n: number): Promise<ChatAnswer[]> => Promise.
 /** Polls until `cond` holds (bounded: the test fails on its assertion after 5 s). */
 async function until(cond: () => boolean): Promise<void> {
   for (let waited = 0; !cond() && waited < 5000; waited += 5) await new Promise((r) => setTimeout(r, 5));
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<JudgeTransportError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof JudgeTransportError) return error;
-    throw error;
-  }
-  throw new Error('expected a JudgeTransportError');
 }
 
 describe('JudgeTransport on a healthy endpoint', () => {
@@ -244,7 +235,7 @@ describe('retries', () => {
     for (const status of [400, 401, 404, 422]) {
       const s = await server({ mode: 'status', status });
       const t = transport([s.url]);
-      const error = await failureOf(t.complete(call()));
+      const error = await rejectionOf(t.complete(call()), JudgeTransportError);
       expect(error).toMatchObject({ kind: 'client-error', status, attempts: 1, endpoint: s.url });
       expect(s.stats.requests.length).toBe(1);
     }
@@ -253,7 +244,7 @@ describe('retries', () => {
   it('retries a 408, then gives up after maxAttempts with the last status', async () => {
     const s = await server({ mode: 'status', status: 408 });
     const t = transport([s.url], { maxAttempts: 2 });
-    const error = await failureOf(t.complete(call()));
+    const error = await rejectionOf(t.complete(call()), JudgeTransportError);
     expect(error).toMatchObject({ kind: 'exhausted', status: 408, attempts: 2 });
     expect(s.stats.requests.length).toBe(2);
   });
@@ -261,14 +252,14 @@ describe('retries', () => {
   it("calls an endpoint that only answers garbage a 'bad-response'", async () => {
     const s = await server({ mode: 'garbage' });
     const t = transport([s.url], { maxAttempts: 2 });
-    const error = await failureOf(t.complete(call()));
+    const error = await rejectionOf(t.complete(call()), JudgeTransportError);
     expect(error).toMatchObject({ kind: 'bad-response', attempts: 2 });
   });
 
   it('honours the overall deadline', async () => {
     const s = await server({ mode: 'hang' });
     const t = transport([s.url], { deadlineMs: 300, hedge: { enabled: false } });
-    const error = await failureOf(t.complete(call()));
+    const error = await rejectionOf(t.complete(call()), JudgeTransportError);
     expect(error.kind).toBe('deadline');
     expect(error.attempts).toBe(1);
   });
@@ -290,7 +281,7 @@ describe('retries', () => {
     const controller = new AbortController();
     const pending = t.complete({ ...call(), signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
-    expect((await failureOf(pending)).kind).toBe('aborted');
+    expect((await rejectionOf(pending, JudgeTransportError)).kind).toBe('aborted');
     // The aborted HTTP request gives its slot back as soon as the SDK has cancelled it.
     await until(() => t.info().endpoints[0]?.inFlight === 0);
     expect(t.info().endpoints[0]).toMatchObject({ inFlight: 0, failures: 0, state: 'healthy' });
