@@ -17,8 +17,8 @@ def test_request_frames_lead_with_version_and_id() -> None:
     protocol = ClientProtocol()
     first = protocol.build_request("server.info")
     second = protocol.build_request("rubric.score", {"scores": {"p": [0.5]}})
-    assert first.frame.startswith('{"jsonrpc":"2.0","id":1,')
-    assert second.frame.startswith('{"jsonrpc":"2.0","id":2,')
+    assert first.frame.startswith(b'{"jsonrpc":"2.0","id":1,')
+    assert second.frame.startswith(b'{"jsonrpc":"2.0","id":2,')
     assert json.loads(second.frame)["params"] == {"scores": {"p": [0.5]}}
     assert "params" not in json.loads(first.frame)
     assert protocol.pending == 2

@@ -18,6 +18,7 @@ from array import array
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+from . import json_wire
 from .exceptions import (
     InvalidParams,
     format_path,
@@ -130,15 +131,20 @@ def stable_json(value: Any) -> str:
 
 
 def _find_unencodable(value: Any, path: tuple[str | int, ...]) -> tuple[tuple[str | int, ...], str] | None:
-    """The path of the first non-finite float or non-JSON object in ``value``, with the reason."""
+    """The path of the first non-finite float, text UTF-8 cannot hold or non-JSON object in
+    ``value``, with the reason."""
     if isinstance(value, float):
         return None if math.isfinite(value) else (path, f"must be a finite number, got {value!r}")
-    if value is None or isinstance(value, (str, int, bool)):
+    if isinstance(value, str):
+        return None if _utf8_ok(value) else (path, f"is not valid text (a lone surrogate): {value!r:.80}")
+    if value is None or isinstance(value, (int, bool)):
         return None
     if isinstance(value, Mapping):
         for key, item in value.items():
             if not isinstance(key, str):
                 return (path, f"keys must be strings, got {key!r}")
+            if not _utf8_ok(key):
+                return (path, f"key {key!r:.80} is not valid text (a lone surrogate)")
             found = _find_unencodable(item, (*path, key))
             if found is not None:
                 return found
@@ -152,13 +158,22 @@ def _find_unencodable(value: Any, path: tuple[str | int, ...]) -> tuple[tuple[st
     return (path, f"is not JSON data ({type(value).__name__})")
 
 
+def _utf8_ok(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 @dataclass(frozen=True)
 class Request:
-    """One encoded request: resend ``frame`` as is after a reconnect (same id, same bytes)."""
+    """One encoded request: resend ``frame`` as is after a reconnect (same id, same bytes).
+    ``frame`` is the UTF-8 of a text frame's JSON, ``size`` its length."""
 
     id: int
     method: str
-    frame: str
+    frame: bytes
     size: int
 
 
@@ -208,7 +223,8 @@ class ClientProtocol:
             params: named params, or None for none.
 
         Raises:
-            InvalidParams: a param holds NaN/Infinity or something that is not JSON; names the field.
+            InvalidParams: a param holds NaN/Infinity, a lone surrogate or something that is not JSON;
+                names the field.
             LimitExceeded: the frame is larger than ``max_payload_bytes``.
         """
         request_id = self._next_id
@@ -217,7 +233,7 @@ class ClientProtocol:
             message["params"] = params
         try:
             # "jsonrpc" and "id" come first (readable in logs); a frame over the server's limit never leaves here.
-            frame = json.dumps(message, allow_nan=False, separators=(",", ":"), ensure_ascii=False)
+            frame = json_wire.encode(message)
         except (ValueError, TypeError) as error:
             found = _find_unencodable(params, ())
             path, reason = found if found is not None else ((), str(error))
@@ -227,7 +243,7 @@ class ClientProtocol:
                 {"code": "invalid_input", "path": list(path), "reason": reason},
                 method=method,
             ) from None
-        size = len(frame.encode("utf-8"))
+        size = len(frame)
         if self.max_payload_bytes is not None and size > self.max_payload_bytes:
             raise LimitExceeded(
                 -32002,
@@ -254,7 +270,7 @@ class ClientProtocol:
         and dropped (an answer without an id, e.g. a parse error, cannot be matched).
         """
         try:
-            message = json.loads(frame)
+            message = json_wire.decode(frame)
         except ValueError:
             logger.warning("dropped a frame that is not JSON (%d bytes)", len(frame))
             return []

@@ -200,7 +200,7 @@ class AsyncClient:
             if link.lost:
                 raise ConnectionLost("connection closed")
             try:
-                await link.ws.send(request.frame)
+                await link.ws.send(request.frame, text=True)  # UTF-8 already: no second encoding
             except ConnectionClosed as error:
                 raise ConnectionLost(f"connection closed while sending: {error}") from error
             try:
