@@ -1,5 +1,6 @@
 """What the A/B benches share: gear_bridge as it was at another revision, importable beside the
-work tree's, and the report (the steps both time: paired_steps.base_steps) (verl_legacy_naive_ab.py, verl_reward_fn_ab.py)."""
+work tree's, and the report (the steps both time: paired_steps.base_steps) (verl_legacy_naive_ab.py, verl_reward_fn_ab.py,
+reward_fn_alone_ab.py)."""
 from __future__ import annotations
 
 import re
@@ -30,11 +31,12 @@ def package_at(revision: str) -> str:
 
 
 def report(revision: str, form: str, same: bool, names: Sequence[str], runs: Sequence[Callable[[Any], Any]], base: Sequence[Any],
-           steps: int) -> None:
+           steps: int, before: Sequence[Callable[[Any], Any] | None] = ()) -> None:
     """Times flat, REV and the work tree (``runs`` in that order) in paired steps and prints each
-    against flat, and the work tree against REV; first, whether both gave the same rewards."""
+    against flat, and the work tree against REV; first, whether both gave the same rewards.
+    ``before`` as paired_times's."""
     print(f"same rewards and fields on a step: {same}", flush=True)
-    times = paired_times(runs, base, steps)
+    times = paired_times(runs, base, steps, before)
     print(TABLE_HEAD, flush=True)
     print_ratios(form, names, times)
     print_ratios(form, [f"work tree against {revision}"], times[2:], against=times[1])

@@ -35,6 +35,33 @@ from verl_step import loaded_reward_fn, tokenizer_dir  # noqa: E402  (bench/pyth
 CHUNKS = 8  # verl's 8 reward workers' chunks
 
 
+def call_maker(tokenizer: Any) -> Callable[[Any], None]:
+    """What verl hands the function per response, put in a step's meta_info before it is timed."""
+    def calls_of(data: Any) -> None:
+        texts = tokenizer.batch_decode(data.batch["responses"], skip_special_tokens=True)
+        data.meta_info["calls"] = [(source, text, model["ground_truth"], extra_info) for source, text, model, extra_info in
+                                   zip(data.non_tensor_batch["data_source"], texts, data.non_tensor_batch["reward_model"],
+                                       data.non_tensor_batch["extra_info"])]
+    return calls_of
+
+
+def chunked_runner(loop: asyncio.AbstractEventLoop, calls_of: Callable[[Any], None], function: Callable[..., Any]) -> Callable[[Any], None]:
+    """A step of ``function``: every response of a chunk awaited at once, verl's 8 chunks in turn."""
+    async def chunk(calls: List[tuple[Any, str, Any, Any]]) -> None:
+        results = await asyncio.gather(*[function(data_source=source, solution_str=text, ground_truth=truth, extra_info=extra_info)
+                                         for source, text, truth, extra_info in calls])
+        assert all(type(result) is dict and "score" in result for result in results)
+
+    def run(data: Any) -> None:
+        if "calls" not in data.meta_info:
+            calls_of(data)  # the warm-up step
+        calls = data.meta_info["calls"]
+        size = len(calls) // CHUNKS
+        for k in range(CHUNKS):
+            loop.run_until_complete(chunk(calls[k * size:(k + 1) * size]))
+    return run
+
+
 def main(steps: int, form: str) -> int:
     tokenizer = hf_tokenizer(tokenizer_dir())
     server = EmbeddedServer(GEAR_COMMAND, extra_args=["--log-level", "warn"]).__enter__()
@@ -54,31 +81,9 @@ def main(steps: int, form: str) -> int:
                                                                                  in_process=False)),
         ]
         loop = asyncio.new_event_loop()
-
-        def calls_of(data: Any) -> None:
-            """What verl hands the function per response, made before the step is timed."""
-            texts = tokenizer.batch_decode(data.batch["responses"], skip_special_tokens=True)
-            data.meta_info["calls"] = [(source, text, model["ground_truth"], extra_info) for source, text, model, extra_info in
-                                       zip(data.non_tensor_batch["data_source"], texts, data.non_tensor_batch["reward_model"],
-                                           data.non_tensor_batch["extra_info"])]
-
-        def runner(function: Callable[..., Any]) -> Callable[[Any], None]:
-            async def chunk(calls: List[tuple[Any, str, Any, Any]]) -> None:
-                results = await asyncio.gather(*[function(data_source=source, solution_str=text, ground_truth=truth, extra_info=extra_info)
-                                                 for source, text, truth, extra_info in calls])
-                assert all(type(result) is dict and "score" in result for result in results)
-
-            def run(data: Any) -> None:
-                if "calls" not in data.meta_info:
-                    calls_of(data)  # the warm-up step
-                calls = data.meta_info["calls"]
-                size = len(calls) // CHUNKS
-                for k in range(CHUNKS):
-                    loop.run_until_complete(chunk(calls[k * size:(k + 1) * size]))
-            return run
-
+        calls_of = call_maker(tokenizer)
         base = base_steps(tokenizer, form)
-        times = paired_times([runner(function) for _, function in configs], base, steps, before=[calls_of] * len(configs))
+        times = paired_times([chunked_runner(loop, calls_of, function) for _, function in configs], base, steps, before=[calls_of] * len(configs))
         print_ratios(form, [name for name, _ in configs], times)
         loop.close()
     finally:

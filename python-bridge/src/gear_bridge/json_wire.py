@@ -59,6 +59,10 @@ def _plain(value: Any) -> bool:
 def encode(value: Any) -> bytes:
     """``json.dumps(value, allow_nan=False, separators=(",", ":"), ensure_ascii=False)`` in UTF-8
     (numbers may be spelled otherwise, e.g. ``1e16`` for ``1e+16``: the same float64 either way).
+    A float in [1e-5, 1e-4) takes one or two bytes more (``0.000015`` for ``1.5e-05``, ``0.00001``
+    for ``1e-05``; no other is longer: tests/test_json_wire.py); the chunkers measure rows with
+    ``json`` and keep 1 KB of slack under ``maxPayloadBytes``, and a frame over it is still refused
+    before it is sent.
 
     Raises:
         ValueError: NaN or an infinity; a lone surrogate (``UnicodeEncodeError``).
