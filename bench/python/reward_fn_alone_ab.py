@@ -25,7 +25,7 @@ from gear_bridge import EmbeddedServer
 from ab_bench import command_line, package_at, report  # noqa: E402  (bench/python)
 from paired_steps import base_steps  # noqa: E402  (bench/python)
 from reward_fn_alone import call_maker, chunked_runner  # noqa: E402  (bench/python)
-from verl_step import loaded_reward_fn, tokenizer_dir  # noqa: E402  (bench/python)
+from verl_step import loaded_reward_fn, own_rows, tokenizer_dir  # noqa: E402  (bench/python)
 
 
 def _value(text: str) -> Any:
@@ -47,14 +47,13 @@ def main(revision: str, steps: int, form: str, kwargs: Dict[str, str]) -> int:
         loop = asyncio.new_event_loop()
         calls_of = call_maker(tokenizer)
         base = base_steps(tokenizer, form)
-        first = base[0]
-        calls_of(first)
+        probe = own_rows(base[0], 2 * 10**6)  # rows no timed step uses, as verl_reward_fn_ab.py's check
+        calls_of(probe)
 
         async def chunk_of(function: Any) -> list[Any]:
             return await asyncio.gather(*[function(data_source=source, solution_str=text, ground_truth=truth, extra_info=extra)
-                                          for source, text, truth, extra in first.meta_info["calls"][:112]])
+                                          for source, text, truth, extra in probe.meta_info["calls"][:112]])
         outputs = [loop.run_until_complete(chunk_of(function)) for function in functions[1:]]
-        del first.meta_info["calls"]
         report(revision, form, outputs[0] == outputs[1], ["flat Python", f"compute_score at {revision}", "compute_score, work tree"],
                [chunked_runner(loop, calls_of, function) for function in functions], base, steps, before=[calls_of] * len(functions))
         loop.close()
