@@ -16,7 +16,10 @@ for (const spec of specs) {
     servers.push(undefined);
     urls.push(await deadPortUrl());
   } else {
-    const server = await startFaultServer(spec, { recordBodies: false });
+    // Idle connections stay open for the whole run: the judge bench's flat baseline (aiohttp) sits
+    // idle while the other configurations run their steps, longer than node's 5 s keep-alive, and
+    // aiohttp then sends on a pooled connection the server has just closed (ServerDisconnectedError).
+    const server = await startFaultServer(spec, { recordBodies: false, keepAliveTimeoutMs: 3_600_000 });
     servers.push(server);
     urls.push(server.url);
   }

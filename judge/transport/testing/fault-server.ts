@@ -75,7 +75,14 @@ function completion(content: string, body: Record<string, unknown>): Record<stri
 }
 
 /** `recordBodies: false` keeps only arrival times (long benchmark runs). */
-export async function startFaultServer(initial: Partial<FaultBehaviour> = {}, options: { recordBodies?: boolean } = {}): Promise<FaultServer> {
+export interface FaultServerOptions {
+  /** Keep the parsed bodies in `stats.requests` (default true). */
+  recordBodies?: boolean;
+  /** How long an idle keep-alive connection stays open (node's default: 5,000 ms). */
+  keepAliveTimeoutMs?: number;
+}
+
+export async function startFaultServer(initial: Partial<FaultBehaviour> = {}, options: FaultServerOptions = {}): Promise<FaultServer> {
   const recordBodies = options.recordBodies ?? true;
   const behaviour: FaultBehaviour = { ...DEFAULTS, ...initial };
   const stats: FaultServerStats = { connections: 0, requests: [], metricsRequests: 0, answered: 0, maxRunning: 0, abandoned: 0 };
@@ -185,6 +192,7 @@ export async function startFaultServer(initial: Partial<FaultBehaviour> = {}, op
   };
 
   const server = createServer({ keepAlive: true }, handle);
+  if (options.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = options.keepAliveTimeoutMs;
   server.on('connection', (socket: Socket) => {
     stats.connections++;
     if (behaviour.mode === 'reset') {
