@@ -90,14 +90,18 @@ export class RubricAdapter<Row> {
 
   /** Scores judgments read elsewhere (a judge that re-asked part of the rubric). */
   scoreJudgments(input: JudgedInput): AdapterResult {
-    const row = this.format.parseRow(input.row);
+    return this.scoreJudgedRow(this.format.parseRow(input.row), input.judgments, input.onJudgeFailure);
+  }
+
+  /** `scoreJudgments` on a row `format.parseRow` already read (the responses of a GRPO group share it). */
+  scoreJudgedRow(row: Row, given: readonly CriterionJudgment[], onJudgeFailure?: OnJudgeFailure): AdapterResult {
     const criteria = this.format.toRubric(row).criteria;
     const byIndex = new Map<number, CriterionJudgment>();
-    for (const j of input.judgments) byIndex.set(j.index, j);
+    for (const j of given) byIndex.set(j.index, j);
     const judgments = criteria.map(
       (c, index): CriterionJudgment => byIndex.get(index) ?? { index, id: c.id, p: 0, met: false, status: 'missing', detail: 'no judgment given' },
     );
-    return this.scoreParsed(row, judgments, input.onJudgeFailure);
+    return this.scoreParsed(row, judgments, onJudgeFailure);
   }
 
   private factsOf(row: Row): { readonly requestCount: number; readonly extras: HostExtras } {

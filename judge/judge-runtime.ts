@@ -3,6 +3,7 @@ import { JudgeCache, type JudgeCacheOptions, type JudgeCacheStats } from './cach
 import { JudgeClient, type ChatCompleter } from './pipeline/judge-client.js';
 import { resolveJudgeOptions, type JudgeOptionsInput } from './pipeline/judge-options.js';
 import { judgeResponse, type JudgeResult } from './pipeline/judge-response.js';
+import type { ParsedRows } from './pipeline/parsed-rows.js';
 import { addJudgeStats, emptyJudgeStats, type JudgeStats } from './pipeline/judge-stats.js';
 import { JudgeTransport } from './transport/judge-transport.js';
 import type { TransportInfo } from './transport/transport-info.js';
@@ -54,10 +55,11 @@ export class JudgeRuntime {
     return new JudgeRuntime(transport, new JudgeCache(config.cache), config.options, models.join(','), transport);
   }
 
-  async judge(adapter: RubricAdapter<unknown>, row: unknown, response: string, options?: JudgeOptionsInput): Promise<JudgeResult> {
+  /** `parsedRows`: rows already parsed for other responses of the same batch (see ParsedRows). */
+  async judge(adapter: RubricAdapter<unknown>, row: unknown, response: string, options?: JudgeOptionsInput, parsedRows?: ParsedRows): Promise<JudgeResult> {
     this.inFlight++;
     try {
-      const result = await judgeResponse(adapter, this.client, row, response, resolveJudgeOptions(options, this.defaults));
+      const result = await judgeResponse(adapter, this.client, row, response, resolveJudgeOptions(options, this.defaults), parsedRows);
       this.responses++;
       addJudgeStats(this.totals, result.judge.stats);
       return result;

@@ -6,6 +6,7 @@ import type { JudgeAnswer, JudgeClient } from './judge-client.js';
 import type { JudgeOptions } from './judge-options.js';
 import { emptyJudgeStats, type JudgeStats } from './judge-stats.js';
 import { logprobPs, withLogprobP } from './logprob-p.js';
+import type { ParsedRows } from './parsed-rows.js';
 
 /** One judge request as it went: which criteria, what came back (or why nothing did). */
 export interface JudgeOutputRecord {
@@ -60,10 +61,12 @@ export async function judgeResponse(
   rowInput: unknown,
   response: string,
   options: JudgeOptions,
+  /** Rows already parsed for other responses of the same batch (a GRPO group shares its row). */
+  parsedRows?: ParsedRows,
 ): Promise<JudgeResult> {
   const started = performance.now();
   const format = adapter.format;
-  const row = format.parseRow(rowInput);
+  const row = parsedRows === undefined ? format.parseRow(rowInput) : parsedRows.parse(format, rowInput);
   const stats = emptyJudgeStats();
   const outputs: JudgeOutputRecord[] = [];
   const current = new Map<number, CriterionJudgment>();
@@ -133,7 +136,7 @@ export async function judgeResponse(
   }
 
   // Criteria no request covered (e.g. rule-verified ones the host checks itself) read as missing there.
-  const scored = adapter.scoreJudgments({ row: rowInput, judgments: [...current.values()], onJudgeFailure: options.onJudgeFailure });
+  const scored = adapter.scoreJudgedRow(row, [...current.values()], options.onJudgeFailure);
   stats.failedCriteria = scored.failedCriteria;
   stats.latencyMs = performance.now() - started;
   return {

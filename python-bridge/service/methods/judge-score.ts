@@ -7,6 +7,7 @@ import { JudgeOptionsSchema } from '../../../judge/pipeline/judge-options.js';
 import { EndpointConfigSchema } from '../../../judge/transport/endpoint-config.js';
 import type { JudgeRuntime } from '../../../judge/judge-runtime.js';
 import type { JudgeResult } from '../../../judge/pipeline/judge-response.js';
+import { ParsedRows } from '../../../judge/pipeline/parsed-rows.js';
 import { resolveOptions, type ResolvedOptions } from '../rubric-cache.js';
 import type { ServiceContext } from '../service-context.js';
 import { checkBatchSize } from './batch-limit.js';
@@ -90,6 +91,21 @@ interface Defaults {
   readonly omit: ReadonlySet<ResultField>;
   /** The batch's shared rows. */
   readonly rows?: readonly unknown[] | undefined;
+  /** Its rows as parsed so far: each is parsed once for all the responses that name it. */
+  readonly parsedRows: ParsedRows;
+}
+
+/** What a call's params set for all its items (`rows`: a batch's shared rows). */
+function defaultsOf(params: Pick<z.infer<typeof JudgeScoreBatchParamsSchema>, 'host' | 'aggregator' | 'options' | 'alsoAggregators' | 'omit' | 'rows'>): Defaults {
+  return {
+    host: params.host,
+    aggregator: params.aggregator ?? 'gear',
+    options: resolveOptions(params.options),
+    also: params.alsoAggregators ?? [],
+    omit: new Set(params.omit),
+    rows: params.rows,
+    parsedRows: new ParsedRows(),
+  };
 }
 
 /** The item's row, given inline or named in the batch's rows; and where its errors are reported. */
@@ -110,12 +126,12 @@ async function judgeItem(context: ServiceContext, judge: JudgeRuntime, input: un
   const adapter = context.adapterFor(host, item.aggregator ?? defaults.aggregator, options);
   const given = rowOf(item, defaults.rows, at);
   try {
-    const result = await judge.judge(adapter, given.row, item.response, judgeOptions);
+    const result = await judge.judge(adapter, given.row, item.response, judgeOptions, defaults.parsedRows);
     const also =
       defaults.also.length === 0
         ? {}
         : (() => {
-            const row = adapter.format.parseRow(given.row);
+            const row = defaults.parsedRows.parse(adapter.format, given.row);
             return { also: Object.fromEntries(defaults.also.map((name) => [name, alsoReward(() => context.adapterFor(host, name, options).rewardOf(row, result.criteria))])) };
           })();
     return { ...(item.id === undefined ? {} : { id: item.id }), ...resultOf(result, defaults.omit), ...also };
@@ -130,8 +146,7 @@ export const judgeScore = defineMethod({
   params: JudgeScoreParamsSchema,
   handle: async (params, context) => {
     const judge = requireJudge(context, params.endpoints);
-    const defaults = { host: params.host, aggregator: params.aggregator ?? 'gear', options: resolveOptions(params.options), also: params.alsoAggregators ?? [], omit: new Set(params.omit) } as const;
-    return judgeItem(context, judge, { host: params.host, row: params.row, response: params.response }, defaults, params.judge, []);
+    return judgeItem(context, judge, { host: params.host, row: params.row, response: params.response }, defaultsOf(params), params.judge, []);
   },
 });
 
@@ -141,14 +156,7 @@ export const judgeScoreBatch = defineMethod({
   handle: async (params, context) => {
     checkBatchSize(params.items, context);
     const judge = requireJudge(context, params.endpoints);
-    const defaults = {
-      host: params.host,
-      aggregator: params.aggregator ?? 'gear',
-      options: resolveOptions(params.options),
-      also: params.alsoAggregators ?? [],
-      omit: new Set(params.omit),
-      rows: params.rows,
-    } as const;
+    const defaults = defaultsOf(params);
     // Every item's requests go out together; the transport's per-endpoint limits pace them. Each
     // item starts on a turn of its own, so the first items' requests are on the wire while later
     // items' prompts are still being built (a GRPO chunk's ~1,300 prompts took tens of ms first).
