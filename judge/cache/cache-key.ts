@@ -10,9 +10,15 @@ export function judgeCacheKey(parts: Readonly<Record<string, unknown>>): string 
   return createHash('sha256').update(canonicalJson(parts)).digest('hex');
 }
 
+/** JSON text already written canonically, which canonicalJson takes as it is (see messagesJson). */
+export class CanonicalJsonText {
+  constructor(readonly text: string) {}
+}
+
 /** JSON with object keys sorted and `undefined` members dropped, as JSON.stringify drops them. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (value instanceof CanonicalJsonText) return value.text;
   if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
   const entries = Object.entries(value as Record<string, unknown>)
     .filter(([, v]) => v !== undefined)

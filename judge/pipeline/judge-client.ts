@@ -1,5 +1,6 @@
 import type { ChatAnswer, ChatCall } from '../transport/chat-call.js';
-import { judgeCacheKey } from '../cache/cache-key.js';
+import { CanonicalJsonText, judgeCacheKey } from '../cache/cache-key.js';
+import { messagesJson } from '../transport/openai-exchange.js';
 import type { CachedAnswer } from '../cache/cached-answer.js';
 import type { JudgeCache } from '../cache/judge-cache.js';
 
@@ -32,11 +33,13 @@ export class JudgeClient {
     private readonly cache?: JudgeCache,
   ) {}
 
-  async ask(call: Omit<ChatCall, 'signal'>): Promise<JudgeAnswer> {
+  async ask(asked: Omit<ChatCall, 'signal' | 'messagesJson'>): Promise<JudgeAnswer> {
+    // The prompt's JSON, written once: the key hashes it and the transport sends it.
+    const call = { ...asked, messagesJson: messagesJson(asked.messages) };
     const key = judgeCacheKey({
       v: 1,
       model: this.modelKey,
-      messages: call.messages,
+      messages: new CanonicalJsonText(call.messagesJson),
       decoding: call.decoding,
       responseFormat: call.responseFormat,
       logprobs: call.logprobs,

@@ -7,7 +7,9 @@ import { loadHealthBenchRows } from '../testing/healthbench-rows.js';
 import { startFakeOpenAi, type FakeChatRequest, type FakeOpenAiServer } from '../testing/fake-openai-server.js';
 import { deadEndpointUrl } from '../testing/dead-endpoint.js';
 import { JudgeRuntime } from '../judge-runtime.js';
-import type { JudgeOptionsInput } from './judge-options.js';
+import { resolveJudgeOptions, type JudgeOptionsInput } from './judge-options.js';
+import { judgeCacheKey } from '../cache/cache-key.js';
+import { JudgeCache } from '../cache/judge-cache.js';
 
 /** A real HealthBench rubric (oss_eval, MIT) as a RuscaRL row: one grader call per criterion. */
 const [row] = loadHealthBenchRows(1);
@@ -135,6 +137,28 @@ describe('judging a real HealthBench row through the RuscaRL grader', () => {
     expect(second.judge.stats.cacheHits).toBe(criteria.length);
     expect(second.reward).toBe(first.reward);
     expect(second.criteria).toEqual(first.criteria);
+  });
+
+  it('answers from a cache file whose keys hash the messages as plain values (the key before the prompt was written once)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gear-judge-'));
+    dirs.push(dir);
+    const file = join(dir, 'cache.sqlite');
+    // Filled as the judge client keyed answers before it wrote each prompt's JSON once for key and body.
+    const format = resolveAdapter(createGearContainer('flat'), 'ruscarl').format;
+    const parsed = format.parseRow(row);
+    const { decoding } = resolveJudgeOptions({});
+    const cache = new JudgeCache({ file });
+    for (const [i] of criteria.entries()) {
+      const request = format.buildJudgeRequest(parsed, response, [i]);
+      const key = judgeCacheKey({ v: 1, model: 'scripted', messages: request.messages, decoding, responseFormat: undefined, logprobs: undefined });
+      cache.set(key, { content: verdict(metByScript(i)), finishReason: 'stop', promptTokens: 1, completionTokens: 1 });
+    }
+    cache.close();
+    const server = await scripted(() => verdict(false));
+    const result = await judgeWith(server, {}, 'flat', file);
+    expect(server.stats().received).toBe(0);
+    expect(result.judge.stats.cacheHits).toBe(criteria.length);
+    expect(result.criteria.map((c) => c.met)).toEqual(criteria.map((_, i) => metByScript(i)));
   });
 
   it('takes p from the verdict token when asked to, and keeps the verbalised p beside it', async () => {

@@ -34,6 +34,11 @@ export interface ChatCall {
   responseFormat?: { name: string; schema: Record<string, unknown> };
   /** Ask for token logprobs with this many alternatives per position. */
   logprobs?: { top: number };
+  /**
+   * `messages` as JSON text, exactly as `messagesJson` writes them, when the caller already wrote
+   * it (the judge client does, for its cache key): sent as it is, so a prompt is escaped once.
+   */
+  messagesJson?: string;
   signal?: AbortSignal;
 }
 

@@ -35,7 +35,7 @@ function client(base: string, apiKey = 'EMPTY'): ChatHttpClient {
 }
 
 const post = (c: ChatHttpClient, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<unknown> =>
-  c.postJson({ model: 'm', messages: [{ role: 'user', content: 'é ✓' }] }, { timeoutMs: options.timeoutMs ?? 10_000, signal: options.signal ?? new AbortController().signal });
+  c.postJson(JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'é ✓' }] }), { timeoutMs: options.timeoutMs ?? 10_000, signal: options.signal ?? new AbortController().signal });
 
 describe('ChatHttpClient', () => {
   it("posts the body as JSON to the base URL's /chat/completions with the key, and parses the reply", async () => {

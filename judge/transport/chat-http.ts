@@ -42,8 +42,8 @@ export class ChatHttpClient {
     this.headers = { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${apiKey}` };
   }
 
-  /** POSTs `body` as JSON and returns the parsed 2xx reply. */
-  async postJson(body: unknown, options: { timeoutMs: number; signal: AbortSignal }): Promise<unknown> {
+  /** POSTs `body` (JSON text) and returns the parsed 2xx reply. */
+  async postJson(body: string, options: { timeoutMs: number; signal: AbortSignal }): Promise<unknown> {
     if (options.signal.aborted) throw new AttemptAbortedError('aborted before sending');
     const controller = new AbortController();
     let timedOut = false;
@@ -54,7 +54,7 @@ export class ChatHttpClient {
     const onAbort = (): void => controller.abort();
     options.signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const reply = await this.pool.request({ path: this.path, method: 'POST', headers: this.headers, body: JSON.stringify(body), signal: controller.signal });
+      const reply = await this.pool.request({ path: this.path, method: 'POST', headers: this.headers, body, signal: controller.signal });
       const text = await readCapped(reply.body, reply.headers);
       if (reply.statusCode < 200 || reply.statusCode >= 300) throw new HttpStatusError(reply.statusCode, headerLookup(reply.headers), errorMessage(reply.statusCode, text));
       try {

@@ -4,7 +4,7 @@ import { parseTransportConfig, type TransportConfig, type TransportConfigInput }
 import { EndpointRouter, type Lease } from './endpoint-router.js';
 import { JudgeEndpoint } from './judge-endpoint.js';
 import { LatencyWindow } from './latency-window.js';
-import { chatCompletionBody, exchangeChat, type ExchangeReply } from './openai-exchange.js';
+import { ChatBodyText, exchangeChat, type ExchangeReply } from './openai-exchange.js';
 import { JudgeTransportError, type JudgeTransportErrorKind } from './transport-error.js';
 import type { TransportEvent, TransportInfo } from './transport-info.js';
 
@@ -144,7 +144,7 @@ export class JudgeTransport {
 class CallRun {
   private readonly startedAt: number;
   private readonly deadline: number;
-  private readonly body: Record<string, unknown>;
+  private readonly body: ChatBodyText;
   private readonly running = new Set<RunningAttempt>();
   private readonly tried = new Set<JudgeEndpoint>();
   private attempts = 0;
@@ -166,8 +166,8 @@ class CallRun {
   ) {
     this.startedAt = transport.now();
     this.deadline = this.startedAt + transport.config.deadlineMs;
-    // The model differs per endpoint: set at each attempt.
-    this.body = chatCompletionBody('', call);
+    // The model differs per endpoint: written at each attempt.
+    this.body = new ChatBodyText(call);
   }
 
   start(): void {
@@ -252,7 +252,7 @@ class CallRun {
       }
       const sentAt = transport.now();
       const timeoutMs = Math.max(1, Math.min(transport.config.requestTimeoutMs, this.deadline - sentAt));
-      const reply = await exchangeChat(endpoint.http, { ...this.body, model: endpoint.config.model }, { timeoutMs, signal: attempt.controller.signal });
+      const reply = await exchangeChat(endpoint.http, this.body.for(endpoint.config.model), { timeoutMs, signal: attempt.controller.signal });
       const latencyMs = transport.now() - sentAt;
       // The correction is bookkeeping: a limiter already stopped by close() has nothing to correct.
       if (charged > 0) endpoint.limits.settle(charged, reply.promptTokens + reply.completionTokens).catch(() => {});

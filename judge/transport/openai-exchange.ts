@@ -1,7 +1,19 @@
 import { z } from 'zod';
-import type { ChatCall, TokenLogprob } from './chat-call.js';
+import type { ChatCall, ChatMessage, TokenLogprob } from './chat-call.js';
 import { MalformedReplyError } from './attempt-failure.js';
 import type { ChatHttpClient } from './chat-http.js';
+
+/**
+ * The messages as JSON text, each one's keys in sorted order (`content`, `role`), which is also
+ * how the cache key's canonical JSON writes them: the judge client writes a prompt's JSON once, for
+ * its key and for the body (JSON-escaping a ~4 KB prompt was a tenth of the service's CPU per
+ * request when it was done twice).
+ */
+export function messagesJson(messages: readonly ChatMessage[]): string {
+  let out = '[';
+  for (const m of messages) out += `${out.length > 1 ? ',' : ''}{"content":${JSON.stringify(m.content)},"role":${JSON.stringify(m.role)}}`;
+  return `${out}]`;
+}
 
 /** The request body: OpenAI fields plus the vLLM/SGLang extensions. */
 export function chatCompletionBody(model: string, call: ChatCall): Record<string, unknown> {
@@ -28,6 +40,29 @@ export function chatCompletionBody(model: string, call: ChatCall): Record<string
     body['top_logprobs'] = call.logprobs.top;
   }
   return body;
+}
+
+/**
+ * A call's body as JSON text for any endpoint: written once per call, with only the model (which
+ * differs per endpoint) written per attempt.
+ */
+export class ChatBodyText {
+  private readonly rest: string;
+  private readonly messages: string;
+
+  constructor(call: ChatCall) {
+    const rest = chatCompletionBody('', call);
+    delete rest['model'];
+    delete rest['messages'];
+    const restJson = JSON.stringify(rest);
+    this.rest = restJson === '{}' ? '' : `,${restJson.slice(1, -1)}`;
+    this.messages = call.messagesJson ?? messagesJson(call.messages);
+  }
+
+  /** The body for an endpoint serving `model`. */
+  for(model: string): string {
+    return `{"model":${JSON.stringify(model)},"messages":${this.messages}${this.rest}}`;
+  }
 }
 
 const TopLogprobSchema = z.object({ token: z.string(), logprob: z.number() });
@@ -81,10 +116,10 @@ export function readReply(raw: unknown): ExchangeReply {
   };
 }
 
-/** One HTTP attempt: the body posted, the reply read (retries and routing are the transport's). */
+/** One HTTP attempt: the body (JSON text) posted, the reply read (retries and routing are the transport's). */
 export async function exchangeChat(
   http: ChatHttpClient,
-  body: Record<string, unknown>,
+  body: string,
   options: { timeoutMs: number; signal: AbortSignal },
 ): Promise<ExchangeReply> {
   return readReply(await http.postJson(body, options));
