@@ -11,6 +11,7 @@ import pytest
 
 from conftest import GEAR_CLI, GEAR_COMMAND
 from gear_bridge import EmbeddedServer, EmbeddedServerError, find_server_command
+from gear_bridge.embedded_server import SERVER_NODE_OPTIONS, server_environment
 from gear_bridge.sync import connect
 
 
@@ -44,6 +45,29 @@ def test_server_starts_on_a_free_port_and_stops() -> None:
         assert client.health()["status"] == "ok"
     assert server.stop() == 0
     assert not server.running
+
+
+def test_server_environment_sizes_the_young_generation_unless_node_options_does() -> None:
+    """The server's NODE_OPTIONS gets the semi-space size added after the user's own options; a
+    NODE_OPTIONS that sizes the semi-space itself is left as it is; nothing else changes."""
+    assert server_environment({"PATH": "/bin"}) == {"PATH": "/bin", "NODE_OPTIONS": SERVER_NODE_OPTIONS}
+    assert server_environment({"NODE_OPTIONS": "--no-warnings"})["NODE_OPTIONS"] == f"--no-warnings {SERVER_NODE_OPTIONS}"
+    own = {"NODE_OPTIONS": "--max-semi-space-size=8 --no-warnings", "A": "1"}
+    assert server_environment(own) == own
+    assert "NODE_OPTIONS" not in os.environ or server_environment()["NODE_OPTIONS"].startswith(os.environ["NODE_OPTIONS"])
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads the process environment from /proc")
+def test_started_server_runs_with_the_young_generation_size() -> None:
+    """The real server process gets the NODE_OPTIONS, and node accepts it there (the server listens)."""
+    server = EmbeddedServer(GEAR_COMMAND, env={**os.environ, "NODE_OPTIONS": ""})
+    server.start()
+    try:
+        assert server.pid is not None
+        environ = Path(f"/proc/{server.pid}/environ").read_bytes().split(b"\0")
+        assert f"NODE_OPTIONS={SERVER_NODE_OPTIONS}".encode() in environ
+    finally:
+        assert server.stop() == 0
 
 
 def test_a_server_that_fails_to_start_is_reported_with_its_log() -> None:
