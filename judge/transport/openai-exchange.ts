@@ -6,8 +6,8 @@ import type { ChatHttpClient } from './chat-http.js';
 /**
  * The messages as JSON text, each one's keys in sorted order (`content`, `role`), which is also
  * how the cache key's canonical JSON writes them: the judge client writes a prompt's JSON once, for
- * its key and for the body (JSON-escaping a ~4 KB prompt was a tenth of the service's CPU per
- * request when it was done twice).
+ * its key and for the body (escaping a ~4 KB prompt twice, for the key and again for the body, was
+ * about a tenth of the service's CPU per request in a profile).
  */
 export function messagesJson(messages: readonly ChatMessage[]): string {
   let out = '[';
