@@ -169,6 +169,33 @@ describe('judge.score and judge.scoreBatch on gear serve', () => {
     expect(info).toMatchObject({ responses: 1, totals: { failedRequests: 1 } });
   });
 
+  it('judge.scoreBatch sends its first items\' requests while later items\' prompts are still unbuilt', async () => {
+    // undici writes a request on a reused keep-alive socket from a setImmediate, so requests wait
+    // for every immediate queued before them: items started from immediates queued all at once
+    // held the first request back until all ~1,300 prompts of a verl chunk were built.
+    const items = 200;
+    let builtAtFirstRequest: number | undefined;
+    const { service, client } = await serviceWithJudge(undefined);
+    const endpoint = await fake({
+      answer: (request) => {
+        builtAtFirstRequest ??= service.context.judge!.info().cache.misses;
+        return allMet(request);
+      },
+    });
+    service.context.judge = JudgeRuntime.create({ transport: { endpoints: [{ url: endpoint.url }] } });
+    const reply = await client.call<{ results: JudgeReply[] }>('judge.scoreBatch', {
+      host: 'gear',
+      aggregator: 'flat',
+      rows: [row],
+      items: Array.from({ length: items }, (_, k) => ({ rowIndex: 0, response: `response ${k}` })),
+    });
+    expect(endpoint.stats().received).toBe(items);
+    expect(reply.results.map((r) => r.failedCriteria)).toEqual(Array(items).fill(0));
+    expect(service.context.judge.info().cache.misses).toBe(items);
+    expect(builtAtFirstRequest).toBeGreaterThan(0);
+    expect(builtAtFirstRequest).toBeLessThan(items / 2);
+  });
+
   it('answers other calls while a slow judge call is in flight', async () => {
     const endpoint = await fake({ answer: allMet, latencyMs: 1500 });
     const { client } = await serviceWithJudge(endpoint);

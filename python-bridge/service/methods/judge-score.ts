@@ -158,13 +158,17 @@ export const judgeScoreBatch = defineMethod({
     const judge = requireJudge(context, params.endpoints);
     const defaults = defaultsOf(params);
     // Every item's requests go out together; the transport's per-endpoint limits pace them. Each
-    // item starts on a turn of its own, so the first items' requests are on the wire while later
-    // items' prompts are still being built (a GRPO chunk's ~1,300 prompts took tens of ms first).
-    // Not mapInSlices: its 10 ms slices hold the first requests back that long (bench/README.md,
-    // "The LLM judge's path inside real verl": 1.006 of flat's step against 1.002 here).
+    // item starts on a turn of its own, after the turn of the item before it, so the first items'
+    // requests are on the wire while later items' prompts are still being built (a GRPO chunk's
+    // ~1,300 prompts take tens of ms). The turns are chained, not all queued at once: undici writes
+    // a request on a reused keep-alive socket from a setImmediate (its idle-socket check), and
+    // immediates queued together run in one go, so the first request waited for every prompt
+    // (chunk time 0.90 of that at 20 ms; bench/README.md, "A chunk's first requests").
+    // Not mapInSlices: its 10 ms slices hold the first requests back that long.
+    let turn: Promise<void> = Promise.resolve();
     const results = await Promise.all(
       params.items.map(async (item, index) => {
-        if (index > 0) await nextTurn();
+        if (index > 0) await (turn = turn.then(nextTurn));
         try {
           return { index, ...(await judgeItem(context, judge, item, defaults, params.judge, ['items', index])) };
         } catch (error) {
