@@ -17,15 +17,13 @@ export function messagesJson(messages: readonly ChatMessage[]): string {
 
 /** The request body: OpenAI fields plus the vLLM/SGLang extensions. */
 export function chatCompletionBody(model: string, call: ChatCall): Record<string, unknown> {
+  return { ...decodingFields(call), model, messages: call.messages.map((m) => ({ role: m.role, content: m.content })) };
+}
+
+/** The body's fields besides the model and the messages: `extra` first, so the decoding's own win. */
+function decodingFields(call: ChatCall): Record<string, unknown> {
   const { temperature, top_p, top_k, max_tokens, seed, chat_template_kwargs, extra } = call.decoding;
-  const body: Record<string, unknown> = {
-    ...extra,
-    model,
-    messages: call.messages.map((m) => ({ role: m.role, content: m.content })),
-    temperature,
-    top_p,
-    max_tokens,
-  };
+  const body: Record<string, unknown> = { ...extra, temperature, top_p, max_tokens };
   if (top_k !== undefined) body['top_k'] = top_k;
   if (seed !== undefined) body['seed'] = seed;
   if (chat_template_kwargs !== undefined) body['chat_template_kwargs'] = chat_template_kwargs;
@@ -51,7 +49,9 @@ export class ChatBodyText {
   private readonly messages: string;
 
   constructor(call: ChatCall) {
-    const rest = chatCompletionBody('', call);
+    // Without the messages, which are written once (below), and an `extra` model or messages,
+    // which the body's own replace.
+    const rest = decodingFields(call);
     delete rest['model'];
     delete rest['messages'];
     const restJson = JSON.stringify(rest);
