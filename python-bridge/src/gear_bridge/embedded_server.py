@@ -40,8 +40,9 @@ logger = logging.getLogger("gear_bridge.embedded_server")
 #: chunk of a verl step holds ~1,300 prompts of ~4 KB while they wait for a judge slot, and every
 #: scavenge copied them; with a fast judge the server's CPU per request is what the step waits for.
 #: On judge.scoreBatch chunks of a verl step against a 20 ms judge, it gave 0.87 of the CPU per
-#: request and 0.95 of the chunk's time (bench/README.md, "The server's young generation"). The space
-#: only grows as far as the allocation rate needs; a NODE_OPTIONS that sets the size itself wins.
+#: request and 0.95 of the chunk's time (bench/README.md, "The service's CPU per judge request").
+#: The space only grows as far as the allocation rate needs; a NODE_OPTIONS that sets the size
+#: itself wins.
 SERVER_NODE_OPTIONS = "--max-semi-space-size=64"
 
 
