@@ -16,7 +16,7 @@ from typing import Any, Callable, List, Sequence
 
 from cases import scored_outputs, subitem_outputs  # noqa: E402  (python-bridge/tests)
 from samples import make_samples, official_outputs  # noqa: E402  (python-bridge/tests/verl_glue)
-from verl_step import N, PROMPTS, distinct_rows, make_step, own_rows, step_orders  # noqa: E402  (bench/python)
+from verl_step import LONG, N, PROMPTS, distinct_rows, lengthened, make_step, own_rows, step_orders  # noqa: E402  (bench/python)
 
 #: Steps the paired runs take their rows from, in turn.
 BASE_STEPS = 12
@@ -34,7 +34,9 @@ def base_steps(tokenizer: Any, form: str) -> List[Any]:
     ``FORM+wide``: one output in 20 with its item keys outside ASCII, as a Chinese judge may write
     them ("第1项": the host reads them as naming no item);
     ``FORM+rule``: each row's first item checked by a rule function (not judged), the outputs
-    answering the others (hosts gear, writingbench, plawbench)."""
+    answering the others (hosts gear, writingbench, plawbench);
+    ``FORM+long``: each response padded to verl_step.LONG (1,500) tokens, as a policy writes them
+    (verl's naive manager then decodes 1.3 M tokens a step: verl_step.py's third scenario)."""
     base, _, variant = form.partition("+")
     steps = []
     for k in range(BASE_STEPS):
@@ -49,6 +51,8 @@ def base_steps(tokenizer: Any, form: str) -> List[Any]:
             samples = with_wide_keys(samples)
         elif variant == "rule":
             samples = with_rule_verified(samples, random.Random(900 + k))
+        elif variant == "long":
+            samples = lengthened(samples, LONG)
         steps.append(make_step(tokenizer, distinct_rows(samples, k)))
     return steps
 
