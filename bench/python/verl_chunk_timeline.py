@@ -30,6 +30,9 @@ once the answer is read) and the end of ``Rewarder.score_each`` are marked with
 - ``first call to last return``: what differs between the configurations, since verl's work
   before the first call is the same for all.
 
+A chunk whose calls outlast ``group_wait`` (5 ms: 1,500-token responses) goes in two requests; its
+``server`` then spans the first request to the last answer, and ``to the request`` may be negative.
+
 The wrappers cost each configuration the same two clock reads per call. What they show for the
 server path: whatever the request and the server cost, the worker's CPU per response on that path
 (reading the call, suspending, building its result from the answer, waking the call) comes to more
