@@ -3,7 +3,7 @@
 Run with the verl venv (scripts/verl-venv) from the repository root:
 
     PYTHONPATH=python-bridge/src:python-bridge/tests:python-bridge/tests/verl_glue:bench/python \\
-        $(scripts/verl-venv | sed -n 's/^python: //p') bench/python/verl_reward_fn_parts.py [STEPS] [FORM]
+        $(scripts/verl-venv | sed -n 's/^python: //p') bench/python/verl_reward_fn_parts.py [STEPS] [FORM] [NAME...]
 
 verl_step.py runs every path in 20 steps, whose medians move by +-5% between runs on this machine.
 This runs STEPS (default 60) steps of one RewardLoopWorker (the step in verl's 8 chunks of 112, one
@@ -20,11 +20,14 @@ step and configuration), every configuration running each step in turn:
 - ``aggregator=gear-exact`` and ``aggregator=auto`` (exact inference, scored in the worker);
 - the server path (``in_process=false``: what rows the in-process scorer declines take).
 
+Given NAMEs, only the configurations whose name is one of them run besides flat (e.g.
+``compute_score`` alone: fewer configurations make a step shorter, so more steps fit the same time).
 Per configuration: the median of each step's ratio to flat, with its standard error (from the
 quartiles) and quartiles.
 """
 from __future__ import annotations
 
+import sys
 from typing import List
 
 from verl.utils import hf_tokenizer
@@ -55,6 +58,11 @@ def main(steps: int, form: str) -> int:
             ("compute_score, aggregator=auto", [*gear, f"{kwargs}.aggregator=auto"]),
             ("compute_score, server path (in_process=false)", [*gear, f"{kwargs}.in_process=false"]),
         ]
+        wanted = sys.argv[3:]
+        unknown = [name for name in wanted if name not in {name for name, _ in configs}]
+        if unknown:
+            raise SystemExit(f"no configuration named {unknown}; the names: {[name for name, _ in configs]}")
+        configs = [config for k, config in enumerate(configs) if k == 0 or not wanted or config[0] in wanted]
         workers = [worker_for(tok, lines) for _, lines in configs]
         base = base_steps(tokenizer, form)
         times = paired_times([lambda data, worker=worker: timed_step(worker, data) for worker in workers], base, steps)
