@@ -3,10 +3,12 @@
 Run with the verl venv (scripts/verl-venv) from the repository root:
 
     PYTHONPATH=python-bridge/src:python-bridge/tests:python-bridge/tests/verl_glue:bench/python \\
-        $(scripts/verl-venv | sed -n 's/^python: //p') bench/python/verl_ray_step.py [CONFIG ...]
+        $(scripts/verl-venv | sed -n 's/^python: //p') bench/python/verl_ray_step.py [rows=FORM ...] [steps=N] [CONFIG ...]
 
 (CONFIG: a configuration's name, or a part of it, e.g. "GearRewardManager" or "gear-exact"; only those
-run, with the flat baseline.)
+run, with the flat baseline. FORM: the rows, ``canonical`` or ``ruscarl``, with ``+long`` for
+responses of verl_step.LONG tokens; by default canonical and ruscarl. N: the side-by-side steps,
+by default SIDE_BY_SIDE_STEPS.)
 
 Where bench/python/verl_step.py runs verl's 8 chunks one after the other in one process, this runs
 them as training does: `RewardLoopManager.compute_rm_score` on a local Ray cluster, its 8
@@ -57,7 +59,7 @@ from conftest import GEAR_COMMAND, ROOT  # noqa: E402  (python-bridge/tests)
 from gear_bridge.verl.reward_fn import compute_score  # noqa: E402
 from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
 from verl_side_by_side import COLLECTIONS_LOG, CONFIGURATIONS, FLAT  # noqa: E402  (bench/python)
-from verl_step import CONFIG_DIR, N, PROMPTS, distinct_rows, make_step, own_rows, step_orders, tokenizer_dir  # noqa: E402  (bench/python)
+from verl_step import CONFIG_DIR, LONG, N, PROMPTS, distinct_rows, lengthened, make_step, own_rows, step_orders, tokenizer_dir  # noqa: E402  (bench/python)
 
 WORKERS = 8  # verl's default reward.num_workers
 STEPS = 6
@@ -210,7 +212,9 @@ def main() -> int:
         managers = {FLAT: flat, "GearRewardManager": manager,
                     "GearRewardManager, server path (in_process=false)": [*manager, "+reward.reward_kwargs.in_process=false"]}
         functions = list(CONFIGURATIONS)
-        wanted = sys.argv[1:]
+        forms = [a.removeprefix("rows=") for a in sys.argv[1:] if a.startswith("rows=")] or ["canonical", "ruscarl"]
+        side_steps = int(next((a.removeprefix("steps=") for a in sys.argv[1:] if a.startswith("steps=")), SIDE_BY_SIDE_STEPS))
+        wanted = [a for a in sys.argv[1:] if not a.startswith(("rows=", "steps="))]
         if wanted:  # only the configurations named (by their name, or a part of it), and the flat baseline
             known = [*functions, *managers]
 
@@ -223,12 +227,18 @@ def main() -> int:
         # with its last user. The bench process attaches as a user itself, so one server serves all.
         hold = make_samples(seed=1, prompts=1, group=1, formats=("canonical",))[0]
         asyncio.run(compute_score("hb", hold["response"], "", hold["extra_info"], run_dir=run_dir, server_command=list(GEAR_COMMAND)))
-        for form, seed in (("canonical", 700), ("ruscarl", 800)):
+        for form in forms:
+            rows, long = form.removesuffix("+long"), form.endswith("+long")
+            if rows not in ("canonical", "ruscarl"):
+                raise SystemExit(f"rows={form}: the rows are canonical or ruscarl, with +long for {LONG}-token responses")
+            seed = {"canonical": 700, "ruscarl": 800}[rows] + (100 if long else 0)
+
             def steps_of(count: int, first: int) -> List[DataProto]:
-                return [make_step(tokenizer, distinct_rows(make_samples(seed=first + k, prompts=PROMPTS, group=N, formats=(form,)), k))
+                return [make_step(tokenizer, lengthened(distinct_rows(make_samples(seed=first + k, prompts=PROMPTS, group=N, formats=(rows,)), k),
+                                                        LONG if long else 0))
                         for k in range(count)]
             if len(functions) > 1:
-                got, counted = side_by_side(tok, machine, steps_of(WARM_UP + SIDE_BY_SIDE_STEPS, seed), functions, collections)
+                got, counted = side_by_side(tok, machine, steps_of(WARM_UP + side_steps, seed), functions, collections)
                 report(form, "side by side", got, True, counted)
             if len(managers) > 1:
                 report(form, "a manager each", one_manager_each(tok, managers, steps_of(ROUNDS * (STEPS + WARM_UP), seed + 50)), False)
