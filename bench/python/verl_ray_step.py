@@ -69,6 +69,8 @@ ROUNDS = 3
 #: of CPU on its ~420,000 objects, torch's and verl's) come every ~15 of its steps and take a step
 #: to 300-550 ms; a run must hold many for its totals.
 SIDE_BY_SIDE_STEPS = 60
+#: The rows a run can take (``rows=FORM``), each with the seed of its samples.
+ROW_SEEDS = {"canonical": 700, "ruscarl": 800}
 HERE = Path(__file__).resolve().parent
 
 
@@ -229,9 +231,9 @@ def main() -> int:
         asyncio.run(compute_score("hb", hold["response"], "", hold["extra_info"], run_dir=run_dir, server_command=list(GEAR_COMMAND)))
         for form in forms:
             rows, long = form.removesuffix("+long"), form.endswith("+long")
-            if rows not in ("canonical", "ruscarl"):
-                raise SystemExit(f"rows={form}: the rows are canonical or ruscarl, with +long for {LONG}-token responses")
-            seed = {"canonical": 700, "ruscarl": 800}[rows] + (100 if long else 0)
+            if rows not in ROW_SEEDS:
+                raise SystemExit(f"rows={form}: the rows are {' or '.join(ROW_SEEDS)}, with +long for {LONG}-token responses")
+            seed = ROW_SEEDS[rows] + (100 if long else 0)
 
             def steps_of(count: int, first: int) -> List[DataProto]:
                 return [make_step(tokenizer, lengthened(distinct_rows(make_samples(seed=first + k, prompts=PROMPTS, group=N, formats=(rows,)), k),

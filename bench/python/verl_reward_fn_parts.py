@@ -58,10 +58,10 @@ def main(steps: int, form: str) -> int:
             ("compute_score, aggregator=auto", [*gear, f"{kwargs}.aggregator=auto"]),
             ("compute_score, server path (in_process=false)", [*gear, f"{kwargs}.in_process=false"]),
         ]
-        wanted = sys.argv[3:]
-        unknown = [name for name in wanted if name not in {name for name, _ in configs}]
+        wanted, names = sys.argv[3:], [name for name, _ in configs]
+        unknown = [name for name in wanted if name not in names]
         if unknown:
-            raise SystemExit(f"no configuration named {unknown}; the names: {[name for name, _ in configs]}")
+            raise SystemExit(f"no configuration named {unknown}; the names: {names}")
         configs = [config for k, config in enumerate(configs) if k == 0 or not wanted or config[0] in wanted]
         workers = [worker_for(tok, lines) for _, lines in configs]
         base = base_steps(tokenizer, form)
