@@ -40,7 +40,8 @@ beforeAll(async () => {
   endpoint = await startFakeOpenAi({ answer: scriptedAnnotator() });
   dir = mkdtempSync(join(tmpdir(), 'gear-graph-cli-'));
   built = join(dir, 'built.jsonl');
-  const result = await gear(['graph', 'build', '--profile', 'healthbench', '--judge-url', endpoint.url, '--input', HEALTHBENCH, '--output', built, '--limit', '4']);
+  // The official strategy: the scripted annotator makes dense graphs with it, which the reports below need.
+  const result = await gear(['graph', 'build', '--strategy', 'official', '--profile', 'healthbench', '--judge-url', endpoint.url, '--input', HEALTHBENCH, '--output', built, '--limit', '4']);
   expect(result.code, result.stderr).toBe(0);
 });
 
@@ -80,9 +81,12 @@ describe('gear graph build, killed with SIGKILL mid-run and run again', () => {
         const text = JSON.stringify(row.rubrics[0].criterion).slice(1, -1);
         expect(rerunPrompts.some((p) => p.includes(text))).toBe(false);
       }
-      // same graphs as an uninterrupted build of the same rows
-      const straight = ((await readRows(built)) as Row[]).map((r) => r.reward_model.graph);
-      expect(rows.slice(0, 4).map((r) => r.reward_model.graph)).toEqual(straight);
+      // same graphs as an uninterrupted build of the same rows (the default strategy)
+      const straightOut = join(dir, 'straight.jsonl');
+      const straightRun = await gear(['graph', 'build', '--profile', 'healthbench', '--judge-url', slow.url, '--input', HEALTHBENCH, '--output', straightOut, '--limit', '6']);
+      expect(straightRun.code, straightRun.stderr).toBe(0);
+      const straight = ((await readRows(straightOut)) as Row[]).map((r) => r.reward_model.graph);
+      expect(rows.map((r) => r.reward_model.graph)).toEqual(straight);
     } finally {
       await slow.stop();
     }
@@ -101,7 +105,7 @@ describe('gear graph build with VERL parquet in and out', () => {
     const input = join(dir, 'verl.parquet');
     writeFileSync(input, Buffer.from(parquetBytes(verlRows)));
     const out = join(dir, 'built.parquet');
-    const result = await gear(['graph', 'build', '--profile', 'healthbench', '--judge-url', endpoint.url, '--input', input, '--output', out]);
+    const result = await gear(['graph', 'build', '--strategy', 'official', '--profile', 'healthbench', '--judge-url', endpoint.url, '--input', input, '--output', out]);
     expect(result.code, result.stderr).toBe(0);
     const rows = (await readRows(out)) as Row[];
     const jsonl = (await readRows(built)) as Row[];
@@ -131,6 +135,11 @@ describe('gear graph --help', () => {
     const missing = await gear(['graph', 'build', '--profile', 'healthbench', '--input', HEALTHBENCH, '--output', join(dir, 'x.jsonl')], { GEAR_JUDGE_URL: '' });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--judge-url');
+    for (const [flag, value] of [['--strategy', 'dense'], ['--edge-threshold', 'high'], ['--pair-candidates', '0'], ['--max-parents', '1.5']] as const) {
+      const bad = await gear(['graph', 'build', '--profile', 'healthbench', '--judge-url', endpoint.url, '--input', HEALTHBENCH, '--output', join(dir, 'x.jsonl'), flag, value]);
+      expect(bad.code, flag).toBe(2);
+      expect(bad.stderr).toContain(flag);
+    }
   });
 });
 

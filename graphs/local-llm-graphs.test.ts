@@ -1,8 +1,9 @@
 // gear graph build end to end on the real local LLM (SmolLM2-135M behind llama.cpp's server), on
-// two small bundled HealthBench rubrics, measured against their hand-annotated graphs. A 135M
-// model's graphs are poor: the test asserts that the pipeline runs, that the rows are valid and
-// that the measurement is computed and consistent, never that it is high. Skipped only when
-// GEAR_SKIP_LLM=1.
+// two small bundled HealthBench rubrics, with both strategies, measured against their
+// hand-annotated graphs. A 135M model's graphs are poor: the test asserts that the pipeline runs,
+// that the rows are valid, that no role contradicts a criterion's sign in the default strategy
+// (and that the official one counts every contradiction it keeps), and that the measurement is
+// consistent, never that it is high. Skipped only when GEAR_SKIP_LLM=1.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileOfficialRewardModel } from '../core/index.js';
 import { fixturesDir } from '../conformance/fixtures-loader/fixtures-dir.js';
 import { localLlmSkipped, startLocalLlm, type LocalLlm } from '../judge/testing/local-llm.js';
-import { DEFAULT_ANNOTATION_SETTINGS } from './build/annotation-context.js';
+import { DEFAULT_ANNOTATION_SETTINGS, type Strategy } from './build/annotation-context.js';
+import { contradictsSign } from './model/role-rules.js';
 import { readRows } from './io/row-files.js';
 import { comparableGraph, compareGraphs, type ComparableGraph } from './report/compare-graphs.js';
 import { buildGraphs } from './run/build-graphs.js';
@@ -35,7 +37,7 @@ describe.skipIf(localLlmSkipped)('gear graph build on the real local LLM (SmolLM
     await llm?.stop();
   });
 
-  const build = (output: string) =>
+  const build = (output: string, strategy: Strategy = 'pairwise') =>
     buildGraphs({
       profile: 'healthbench',
       transport: { endpoints: [{ url: llm.url, model: llm.model, maxConcurrent: 1 }], requestTimeoutMs: 120_000, hedge: { enabled: false } },
@@ -43,7 +45,7 @@ describe.skipIf(localLlmSkipped)('gear graph build on the real local LLM (SmolLM
       input: join(dir, 'in.jsonl'),
       output,
       // a handful of short requests: a 135M model on two shared cores
-      settings: { ...DEFAULT_ANNOTATION_SETTINGS, roleReasks: 1, edgeReasks: 0 },
+      settings: { ...DEFAULT_ANNOTATION_SETTINGS, strategy, roleReasks: 1, edgeReasks: 0 },
       concurrency: 1,
       limit: 0,
       stderr: quiet,
@@ -56,11 +58,20 @@ describe.skipIf(localLlmSkipped)('gear graph build on the real local LLM (SmolLM
     expect(rows).toHaveLength(2);
     for (const row of rows) {
       const stats = row.gear_annotation_stats;
-      expect(stats.llm_requests).toBeGreaterThan(0);
-      expect(stats.num_node_judged + stats.num_node_fallback).toBe(row.reward_model.rubrics.length);
+      const rubrics = row.reward_model.rubrics as { id: string; points: number; tags: { node_type: string } }[];
+      expect(stats.annotation_strategy).toBe('pairwise');
+      expect(stats.llm_requests).toBe(stats.pair_questions);
+      expect(stats.pair_questions).toBeGreaterThan(0);
+      expect(stats.num_node_judged + stats.num_node_fallback).toBe(rubrics.filter((r) => r.points > 0).length);
+      expect(stats.node_roles_by_sign).toBe(rubrics.filter((r) => r.points <= 0).length);
       expect(compileOfficialRewardModel(row.reward_model).report.droppedEdges).toEqual([]);
       expect(stats.num_graph_edges).toBe(row.reward_model.graph.edges.length);
       expect(stats.num_graph_edges).toBeLessThanOrEqual(stats.num_edge_candidates);
+      // No role contradicts its sign, and every parent is a foundation (the candidate rules).
+      for (const r of rubrics) expect(contradictsSign(r.tags.node_type as never, r.points)).toBe(false);
+      const typeOf = new Map(rubrics.map((r) => [r.id, r.tags.node_type]));
+      for (const e of row.reward_model.graph.edges) expect(typeOf.get(e.parent)).toBe('foundation');
+      expect(stats.node_parse_status).toBe(stats.pair_unreadable === 0 && stats.node_degenerate_replies === 0 ? 'full' : stats.pair_unreadable === stats.pair_questions ? 'failed' : 'partial');
     }
 
     const reference = ((await readRows(join(fixturesDir(), 'healthbench', 'graphs.jsonl'))) as Row[]).map(comparableGraph) as ComparableGraph[];
@@ -78,5 +89,23 @@ describe.skipIf(localLlmSkipped)('gear graph build on the real local LLM (SmolLM
     const replayed = (await readRows(join(dir, 'again.jsonl'))) as Row[];
     expect(replayed.map((r) => r.reward_model.graph)).toEqual(rows.map((r) => r.reward_model.graph));
     for (const row of replayed) expect(row.gear_annotation_stats.llm_cached_requests).toBe(row.gear_annotation_stats.llm_requests);
+  }, 15 * 60_000);
+
+  it('the official strategy keeps the model\'s labels and counts every one its sign contradicts; such a row is never full', async () => {
+    const result = await build(join(dir, 'official.jsonl'), 'official');
+    expect(result.failed).toEqual([]);
+    const rows = (await readRows(join(dir, 'official.jsonl'))) as Row[];
+    for (const row of rows) {
+      const stats = row.gear_annotation_stats;
+      const rubrics = row.reward_model.rubrics as { points: number; tags: { node_type: string } }[];
+      expect(stats.annotation_strategy).toBe('official');
+      expect(stats.pair_questions).toBe(0);
+      expect(stats.node_requests).toBeGreaterThan(0);
+      // Criteria the model labelled keep their label; the count of those the sign contradicts is exact.
+      const contradicted = rubrics.filter((r) => contradictsSign(r.tags.node_type as never, r.points)).length;
+      expect(stats.node_sign_contradictions).toBe(contradicted);
+      if (contradicted > 0 || stats.node_degenerate_replies > 0) expect(stats.node_parse_status).not.toBe('full');
+      expect(compileOfficialRewardModel(row.reward_model).report.droppedEdges).toEqual([]);
+    }
   }, 15 * 60_000);
 });

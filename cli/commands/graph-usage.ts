@@ -3,16 +3,27 @@
 export const GRAPH_HELP: Readonly<Record<string, string>> = {
   build: `  gear graph build --profile healthbench|writingbench|plawbench|generic --judge-url URL[,URL...]
                    --input rows.(jsonl|parquet) --output out.(jsonl|parquet) [--model M] [--api-key K]
-                   [--cache FILE] [--concurrency N] [--limit N] [--edge-batch-size N] [--role-reasks N]
-                   [--edge-reasks N] [--no-schema] [--max-concurrent-requests N] [--timeout SECONDS]
-                   [--deadline SECONDS] [--seed S] [--temperature T] [--rpm N] [--tpm N]
-      Builds each rubric's dependency graph with the LLM at the OpenAI-compatible endpoints, as the
-      official GEAR builder does (roles, candidate pairs, edge labels, validation, DAG projection),
-      and writes the rows with reward_model.graph {nodes, edges} and each criterion's
-      tags.node_type (official vocabulary), plus gear_annotation_stats per row and
-      <output stem>.annotation_summary.json. Input rows: VERL / official GEAR rows
-      (reward_model.rubrics), raw HealthBench rows (prompt, rubrics) or raw WritingBench rows
-      (query, checklist). Resumable: finished rows go to <output>.progress.jsonl at once; a re-run
+                   [--strategy pairwise|official] [--cache FILE] [--concurrency N] [--limit N]
+                   [--pair-candidates N] [--edge-threshold T] [--max-parents N]
+                   [--edge-batch-size N] [--role-reasks N] [--edge-reasks N] [--no-schema]
+                   [--max-concurrent-requests N] [--timeout SECONDS] [--deadline SECONDS] [--seed S]
+                   [--temperature T] [--rpm N] [--tpm N]
+      Builds each rubric's dependency graph with the LLM at the OpenAI-compatible endpoints and
+      writes the rows with reward_model.graph {nodes, edges} and each criterion's tags.node_type
+      (official vocabulary), plus gear_annotation_stats per row and
+      <output stem>.annotation_summary.json.
+      --strategy pairwise (default): negative points make a penalty; for each criterion, the
+      --pair-candidates (2) positive criteria sharing the most topic terms with it are asked about,
+      one yes/no question each ("does X build on Y?"), scored by the answer's P(yes) from logprobs
+      plus the topic overlap; pairs scoring >= --edge-threshold (0.5) become weak prerequisites,
+      at most --max-parents (2) per criterion; a parent is a foundation, a criterion with a parent
+      and no child a bonus. Works with small models; the server should keep a prompt cache.
+      --strategy official: the official GEAR builder's requests (one role list per rubric, edge
+      batches of --edge-batch-size), as the paper's graphs were built; labels the sign
+      contradicts are kept and counted.
+      Input rows: VERL / official GEAR rows (reward_model.rubrics), raw HealthBench rows (prompt,
+      rubrics), raw WritingBench rows (query, checklist) or raw PLawBench cases (context,
+      question, rubrics). Resumable: finished rows go to <output>.progress.jsonl at once; a re-run
       skips them and, with --cache FILE, replays every LLM answer it already has. A row that fails
       is reported and skipped (exit 1); a re-run retries it. Progress on stderr.
 `,

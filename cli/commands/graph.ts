@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { GearError } from '../../core/index.js';
-import { DEFAULT_ANNOTATION_SETTINGS, type AnnotationSettings } from '../../graphs/build/annotation-context.js';
+import { DEFAULT_ANNOTATION_SETTINGS, isStrategy, STRATEGIES, type AnnotationSettings } from '../../graphs/build/annotation-context.js';
 import { isProfileName, PROFILE_NAMES, type ProfileName } from '../../graphs/profiles/profiles.js';
 import { JUDGE_FLAGS, judgeConfigFromFlags } from '../options/judge-flags.js';
 import { runGraphBuild } from './graph-build.js';
@@ -22,6 +22,13 @@ function intFlag(name: string, text: string | undefined, fallback: number, min: 
   if (text === undefined) return fallback;
   const value = Number(text);
   if (!Number.isInteger(value) || value < min) throw new GearError('usage', [name], `must be an integer >= ${min}, got "${text}"`);
+  return value;
+}
+
+function numberFlag(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value)) throw new GearError('usage', [name], `must be a finite number, got "${text}"`);
   return value;
 }
 
@@ -71,6 +78,10 @@ export async function runGraph(argv: readonly string[], io: GraphIo): Promise<nu
         'role-reasks': { type: 'string' },
         'edge-reasks': { type: 'string' },
         'no-schema': { type: 'boolean' },
+        strategy: { type: 'string' },
+        'pair-candidates': { type: 'string' },
+        'edge-threshold': { type: 'string' },
+        'max-parents': { type: 'string' },
         ...BUILD_JUDGE_FLAGS,
       },
       strict: true,
@@ -83,8 +94,14 @@ export async function runGraph(argv: readonly string[], io: GraphIo): Promise<nu
     if (judge === undefined) throw new GearError('usage', ['--judge-url'], 'missing: the LLM endpoint(s), e.g. --judge-url http://127.0.0.1:8000/v1 (or GEAR_JUDGE_URL)');
     const d = DEFAULT_ANNOTATION_SETTINGS;
     const decoding = judge.options?.decoding ?? {};
+    const strategy = values.strategy ?? d.strategy;
+    if (!isStrategy(strategy)) throw new GearError('usage', ['--strategy'], `must be one of ${STRATEGIES.join(', ')}, got "${strategy}"`);
     const settings: AnnotationSettings = {
       ...d,
+      strategy,
+      pairCandidates: intFlag('--pair-candidates', values['pair-candidates'], d.pairCandidates, 1),
+      edgeThreshold: numberFlag('--edge-threshold', values['edge-threshold'], d.edgeThreshold),
+      maxParents: intFlag('--max-parents', values['max-parents'], d.maxParents, 1),
       edgeBatchSize: intFlag('--edge-batch-size', values['edge-batch-size'], d.edgeBatchSize, 1),
       roleReasks: intFlag('--role-reasks', values['role-reasks'], d.roleReasks, 0),
       edgeReasks: intFlag('--edge-reasks', values['edge-reasks'], d.edgeReasks, 0),

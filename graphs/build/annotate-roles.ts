@@ -1,4 +1,5 @@
 import type { GraphRow, RubricItem } from '../model/graph-row.js';
+import { contradictsSign, isDegenerateRoleReply } from '../model/role-rules.js';
 import { isNodeType, signNodeType, type NodeType } from '../model/vocabulary.js';
 import { budgetFor, type AnnotationContext } from './annotation-context.js';
 import { readReplyList } from './read-reply.js';
@@ -25,6 +26,14 @@ export interface RoleAnnotation {
   readonly duplicateLabels: number;
   /** Labels for ids not asked about, or with a type outside the vocabulary. */
   readonly invalidLabels: number;
+  /**
+   * Kept labels the criterion's sign contradicts (a negative-point foundation, a positive penalty).
+   * The official strategy keeps them, as the official builder does, so its graphs stay the paper's;
+   * they are counted and the row is never `full`.
+   */
+  readonly signContradictions: number;
+  /** Replies that gave every criterion of a both-signs chunk one label (counted; the row is never `full`). */
+  readonly degenerateReplies: number;
 }
 
 /**
@@ -45,6 +54,8 @@ export async function annotateRoles(ctx: AnnotationContext, row: GraphRow, tally
   let unreadable = 0;
   let duplicateLabels = 0;
   let invalidLabels = 0;
+  let degenerateReplies = 0;
+  const pointsOf = new Map(row.rubrics.map((r) => [r.id, r.points]));
 
   const ask = async (chunk: readonly RubricItem[]): Promise<void> => {
     const ids = chunk.map((r) => r.id);
@@ -69,6 +80,7 @@ export async function annotateRoles(ctx: AnnotationContext, row: GraphRow, tally
     }
     const asked = new Set(ids);
     const seen = new Set<string>();
+    const replyLabels: { type: NodeType; points: number }[] = [];
     for (const item of read.items) {
       const record = typeof item === 'object' && item !== null ? (item as Record<string, unknown>) : {};
       const id = record['id'];
@@ -80,7 +92,9 @@ export async function annotateRoles(ctx: AnnotationContext, row: GraphRow, tally
       if (seen.has(id)) duplicateLabels++;
       seen.add(id);
       labelled.set(id, type);
+      replyLabels.push({ type, points: pointsOf.get(id) ?? 0 });
     }
+    if (isDegenerateRoleReply(replyLabels)) degenerateReplies++;
   };
 
   const total = row.rubrics.length;
@@ -96,6 +110,11 @@ export async function annotateRoles(ctx: AnnotationContext, row: GraphRow, tally
 
   const nodeTypes = new Map<string, NodeType>(row.rubrics.map((r) => [r.id, labelled.get(r.id) ?? signNodeType(r.points)]));
   const judged = labelled.size;
-  const parseStatus: NodeParseStatus = total === 0 ? 'not_applicable' : judged === 0 ? 'failed' : judged < total ? 'partial' : 'full';
-  return { nodeTypes, judged, fallback: total - judged, parseStatus, requests, reasks, truncated, unreadable, duplicateLabels, invalidLabels };
+  const signContradictions = row.rubrics.filter((r) => {
+    const type = labelled.get(r.id);
+    return type !== undefined && contradictsSign(type, r.points);
+  }).length;
+  const clean = signContradictions === 0 && degenerateReplies === 0;
+  const parseStatus: NodeParseStatus = total === 0 ? 'not_applicable' : judged === 0 ? 'failed' : judged < total || !clean ? 'partial' : 'full';
+  return { nodeTypes, judged, fallback: total - judged, parseStatus, requests, reasks, truncated, unreadable, duplicateLabels, invalidLabels, signContradictions, degenerateReplies };
 }

@@ -8,7 +8,27 @@ export interface TokenBudget {
   readonly perItem: number;
 }
 
+/**
+ * How a row is annotated: `pairwise` (default: the sign decides penalties, one yes/no question per
+ * candidate pair, roles from the graph) or `official` (the official builder's role list and edge
+ * batches, as the paper's graphs were built).
+ */
+export const STRATEGIES = ['pairwise', 'official'] as const;
+export type Strategy = (typeof STRATEGIES)[number];
+
+export function isStrategy(value: string): value is Strategy {
+  return (STRATEGIES as readonly string[]).includes(value);
+}
+
 export interface AnnotationSettings {
+  readonly strategy: Strategy;
+  /** pairwise: candidate parents asked about per criterion (those sharing the most topic terms). */
+  readonly pairCandidates: number;
+  /** pairwise: a pair is an edge when logit(P(yes)) + similarityWeight x similarity >= edgeThreshold. */
+  readonly edgeThreshold: number;
+  readonly similarityWeight: number;
+  /** pairwise: parents kept per criterion, best first. */
+  readonly maxParents: number;
   /** Candidate pairs per edge request (official 8). */
   readonly edgeBatchSize: number;
   /** Re-asks for criteria left without a role (only those criteria are asked again). */
@@ -32,6 +52,11 @@ export interface AnnotationSettings {
  * one ~18; an edge decision ~22-30).
  */
 export const DEFAULT_ANNOTATION_SETTINGS: AnnotationSettings = {
+  strategy: 'pairwise',
+  pairCandidates: 2,
+  edgeThreshold: 0.5,
+  similarityWeight: 4,
+  maxParents: 1,
   edgeBatchSize: 8,
   roleReasks: 2,
   edgeReasks: 1,

@@ -122,12 +122,38 @@ function fromWritingBench(raw: Record<string, unknown>): Record<string, unknown>
   };
 }
 
+/**
+ * A raw PLawBench case ({label, context, question, rubrics: [{criterion, points: "20", tags:
+ * "section"}]}): the case facts, then the question (which refers to "the above case"), as the
+ * prompt; points as numbers; the section as the criterion's category, as the official GEAR data
+ * for PLawBench has it.
+ */
+function fromPlawBench(raw: Record<string, unknown>): Record<string, unknown> {
+  const items = parseWith(z.array(z.looseObject({ criterion: z.string(), points: PointsSchema, tags: z.unknown().optional() })), raw['rubrics'], ['rubrics']);
+  const rubrics = items.map((item, i) => ({
+    id: `r${i + 1}`,
+    criterion: item.criterion,
+    points: item.points,
+    tags: { verifier: 'llm', score_type: 'partial_points', category: typeof item.tags === 'string' ? item.tags : '' },
+  }));
+  const prompt = [{ role: 'user', content: `${String(raw['context'] ?? '')}\n\n${String(raw['question'] ?? '')}` }];
+  const rewardModel = { style: 'rubric', rubrics, ground_truth: '' };
+  return {
+    data_source: 'plawbench',
+    prompt,
+    ability: 'legal',
+    reward_model: rewardModel,
+    extra_info: { prompt, reward_model: structuredClone(rewardModel), source_meta: { label: raw['label'] ?? null } },
+  };
+}
+
 /** The row in the official layout: VERL rows as they are; raw benchmark rows converted. */
 export function toOfficialLayout(raw: Record<string, unknown>): Record<string, unknown> {
   if (isRecord(raw['reward_model']) || (isRecord(raw['extra_info']) && isRecord(raw['extra_info']['reward_model']))) return raw;
   if (Array.isArray(raw['checklist'])) return fromWritingBench(raw);
+  if (Array.isArray(raw['rubrics']) && typeof raw['context'] === 'string' && typeof raw['question'] === 'string') return fromPlawBench(raw);
   if (Array.isArray(raw['rubrics'])) return fromHealthBench(raw);
-  throw new GearError('invalid_input', ['reward_model'], 'missing: a row needs reward_model.rubrics (VERL / official GEAR), or rubrics (HealthBench), or checklist (WritingBench)');
+  throw new GearError('invalid_input', ['reward_model'], 'missing: a row needs reward_model.rubrics (VERL / official GEAR), or rubrics (HealthBench), or checklist (WritingBench), or context, question and rubrics (PLawBench)');
 }
 
 /**

@@ -1,4 +1,4 @@
-import { isEdgeLabel, isNodeType } from '../model/vocabulary.js';
+import { isEdgeLabel, isNodeType, signNodeType } from '../model/vocabulary.js';
 import { isRecord, rowGraph } from './graph-of-row.js';
 
 /** A graph to compare: edges by (parent, child) with their type, node types by id. */
@@ -6,6 +6,8 @@ export interface ComparableGraph {
   readonly key: string | undefined;
   readonly nodeTypes: ReadonlyMap<string, string>;
   readonly edges: ReadonlyMap<string, string>;
+  /** The sign rule's role of each criterion (penalty when points < 0, else foundation), when the row has points. */
+  readonly signTypes?: ReadonlyMap<string, string>;
 }
 
 export interface GraphComparison {
@@ -26,6 +28,11 @@ export interface GraphComparison {
   relationAccuracy: number | null;
   /** Criteria whose node type equals the reference's, over criteria compared. */
   nodeTypeAccuracy: number | null;
+  /** The same agreement for the plain sign rule on the same criteria: the baseline a builder must beat. */
+  signRuleAccuracy: number | null;
+  /** Built and reference edges per compared rubric. */
+  builtEdgesPerRubric: number | null;
+  referenceEdgesPerRubric: number | null;
   criteria: number;
   perRow: { key: string; built: number; reference: number; matched: number; sameType: number }[];
 }
@@ -57,7 +64,8 @@ export function comparableGraph(record: Record<string, unknown>): ComparableGrap
   }
   const graph = rowGraph(record);
   if (graph === undefined) return undefined;
-  return { key: graph.sourceId, nodeTypes: graph.nodeTypes, edges: edgeMap(graph.edges) };
+  const signTypes = new Map(graph.ids.map((id, i) => [id, signNodeType(graph.points[i] ?? 0)]));
+  return { key: graph.sourceId, nodeTypes: graph.nodeTypes, edges: edgeMap(graph.edges), signTypes };
 }
 
 const ratio = (a: number, b: number): number | null => (b === 0 ? null : a / b);
@@ -83,10 +91,15 @@ export function compareGraphs(built: readonly ComparableGraph[], reference: read
     f1: null,
     relationAccuracy: null,
     nodeTypeAccuracy: null,
+    signRuleAccuracy: null,
+    builtEdgesPerRubric: null,
+    referenceEdgesPerRubric: null,
     criteria: 0,
     perRow: [],
   };
   let sameNodes = 0;
+  let sameSign = 0;
+  let signCriteria = 0;
   built.forEach((graph, i) => {
     const ref = (graph.key !== undefined ? byKey.get(graph.key) : undefined) ?? (byKey.size === 0 || graph.key === undefined ? reference[i] : undefined);
     if (ref === undefined) {
@@ -105,6 +118,11 @@ export function compareGraphs(built: readonly ComparableGraph[], reference: read
     for (const [id, type] of ref.nodeTypes) {
       result.criteria++;
       if (graph.nodeTypes.get(id) === type) sameNodes++;
+      const bySign = graph.signTypes?.get(id);
+      if (bySign !== undefined) {
+        signCriteria++;
+        if (bySign === type) sameSign++;
+      }
     }
     result.builtEdges += graph.edges.size;
     result.referenceEdges += ref.edges.size;
@@ -117,16 +135,20 @@ export function compareGraphs(built: readonly ComparableGraph[], reference: read
   result.f1 = result.precision === null || result.recall === null || result.precision + result.recall === 0 ? null : (2 * result.precision * result.recall) / (result.precision + result.recall);
   result.relationAccuracy = ratio(result.sameType, result.matchedEdges);
   result.nodeTypeAccuracy = ratio(sameNodes, result.criteria);
+  result.signRuleAccuracy = ratio(sameSign, signCriteria);
+  result.builtEdgesPerRubric = ratio(result.builtEdges, result.rows);
+  result.referenceEdgesPerRubric = ratio(result.referenceEdges, result.rows);
   return result;
 }
 
 export function renderComparison(c: GraphComparison): string {
   const pct = (v: number | null): string => (v === null ? 'n/a' : `${(100 * v).toFixed(1)}%`);
+  const num = (v: number | null): string => (v === null ? 'n/a' : v.toFixed(2));
   return (
     `rows compared: ${c.rows} (${c.unmatched} without a reference)\n` +
-    `edges: built ${c.builtEdges}, reference ${c.referenceEdges}, matched ${c.matchedEdges}\n` +
+    `edges: built ${c.builtEdges}, reference ${c.referenceEdges}, matched ${c.matchedEdges} (per rubric: built ${num(c.builtEdgesPerRubric)}, reference ${num(c.referenceEdgesPerRubric)})\n` +
     `edge precision ${pct(c.precision)}, recall ${pct(c.recall)}, F1 ${pct(c.f1)}\n` +
     `relation-type accuracy on matched edges ${pct(c.relationAccuracy)} (${c.sameType}/${c.matchedEdges})\n` +
-    `node-type accuracy ${pct(c.nodeTypeAccuracy)} over ${c.criteria} criteria\n`
+    `node-type accuracy ${pct(c.nodeTypeAccuracy)} over ${c.criteria} criteria (the sign rule alone: ${pct(c.signRuleAccuracy)})\n`
   );
 }

@@ -11,6 +11,12 @@ const SUMMED = [
   'node_unreadable_replies',
   'node_duplicate_labels',
   'node_invalid_labels',
+  'node_sign_contradictions',
+  'node_degenerate_replies',
+  'node_roles_by_sign',
+  'pair_questions',
+  'pair_unreadable',
+  'pair_reversed',
   'edge_requests',
   'edge_split_batches',
   'edge_reasks',
@@ -30,6 +36,7 @@ const SUMMED = [
   'llm_cached_requests',
   'llm_failed_requests',
   'prompt_tokens',
+  'prompt_tokens_cached',
   'completion_tokens',
 ] as const;
 
@@ -167,10 +174,11 @@ export function renderSummary(summary: GraphSummary, profile?: ProfileName): str
   );
   if (summary.rows_with_annotation_stats > 0) {
     lines.push(
-      `role fallbacks: ${t.num_node_fallback} criteria; role re-asks ${t.node_reasks}, cut-off role replies ${t.node_truncated_replies}, unreadable ${t.node_unreadable_replies}`,
+      `role fallbacks: ${t.num_node_fallback} criteria; role re-asks ${t.node_reasks}, cut-off role replies ${t.node_truncated_replies}, unreadable ${t.node_unreadable_replies}; sign contradictions ${t.node_sign_contradictions}, degenerate replies ${t.node_degenerate_replies}, roles by the sign rule ${t.node_roles_by_sign}`,
+      `pair questions ${t.pair_questions} (reversed ${t.pair_reversed}, unreadable ${t.pair_unreadable})`,
       `edge requests ${t.edge_requests} (split ${t.edge_split_batches}, re-asks ${t.edge_reasks}), cut-off ${t.edge_truncated_replies}, unreadable ${t.edge_unreadable_replies}; failed pairs ${t.num_edge_failed_candidates}, undecided pairs ${t.num_edge_undecided_candidates}`,
       `decisions ${t.num_edge_decisions} (no_edge ${t.num_edge_no_edge}); dropped: malformed ${t.edges_dropped_malformed}, not a candidate ${t.edges_dropped_not_candidate}, unknown label ${t.edges_dropped_unknown_label}, label not allowed ${t.edges_dropped_label_not_allowed}, lower priority ${t.edges_dropped_lower_priority}, cycle ${t.edges_dropped_cycle}`,
-      `LLM requests ${t.llm_requests} (cached ${t.llm_cached_requests}, failed ${t.llm_failed_requests}); tokens ${t.prompt_tokens} prompt + ${t.completion_tokens} completion`,
+      `LLM requests ${t.llm_requests} (cached ${t.llm_cached_requests}, failed ${t.llm_failed_requests}); tokens ${t.prompt_tokens} prompt (${t.prompt_tokens_cached} reused from a cache) + ${t.completion_tokens} completion`,
     );
   }
   return `${lines.join('\n')}\n`;

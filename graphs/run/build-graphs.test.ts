@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { compileOfficialRewardModel } from '../../core/index.js';
 import { fixturesDir } from '../../conformance/fixtures-loader/fixtures-dir.js';
 import { startFakeOpenAi, type FakeOpenAiServer } from '../../judge/testing/fake-openai-server.js';
-import { DEFAULT_ANNOTATION_SETTINGS } from '../build/annotation-context.js';
+import { DEFAULT_ANNOTATION_SETTINGS, type Strategy } from '../build/annotation-context.js';
+import { contradictsSign } from '../model/role-rules.js';
 import { readRows } from '../io/row-files.js';
 import type { ProfileName } from '../profiles/profiles.js';
 import { readAnnotationRequest, rolesReply, scriptedAnnotator, type AnnotationRequest } from '../testing/scripted-annotator.js';
@@ -31,14 +32,15 @@ async function server(answer: Parameters<typeof scriptedAnnotator>[0], extra: Pa
 
 const quiet = { write: () => true } as unknown as NodeJS.WritableStream;
 
-function build(url: string, input: string, output: string, options: { profile?: ProfileName; limit?: number; cache?: string; transport?: object } = {}) {
+function build(url: string, input: string, output: string, options: { profile?: ProfileName; limit?: number; cache?: string; transport?: object; strategy?: Strategy } = {}) {
   return buildGraphs({
     profile: options.profile ?? 'healthbench',
     transport: { endpoints: [{ url }], maxAttempts: 2, backoff: { baseMs: 1, capMs: 5 }, deadlineMs: 5000, ...options.transport },
     cache: options.cache === undefined ? undefined : { file: options.cache },
     input,
     output,
-    settings: DEFAULT_ANNOTATION_SETTINGS,
+    // These suites test the official pipeline's fault paths; the pairwise strategy has its own below.
+    settings: { ...DEFAULT_ANNOTATION_SETTINGS, strategy: options.strategy ?? 'official' },
     concurrency: 2,
     limit: options.limit ?? 0,
     stderr: quiet,
@@ -196,5 +198,109 @@ describe('gear graph build when the endpoint dies mid-run', () => {
     expect(result.failed[0]!.error).toContain('reward_model.rubrics[2].points');
     expect(result.failed[1]!.error).toContain('reward_model.rubrics[1].id');
     expect(((await readRows(join(dir, 'out.jsonl'))) as Row[]).map((r) => r.prompt)).toEqual([JSON.parse(rows[0]!).prompt, JSON.parse(rows[2]!).prompt]);
+  });
+});
+
+describe('gear graph build, pairwise strategy (scripted yes/no answers)', () => {
+  const pairsOf = (s: FakeOpenAiServer) => asked(s).filter((a): a is Extract<AnnotationRequest, { kind: 'pair' }> => a.kind === 'pair');
+
+  it('asks one yes/no question per candidate pair, keeps the yes pairs as weak prerequisites and never contradicts a sign', async () => {
+    const s = await server(undefined);
+    const out = join(tmp(), 'out.jsonl');
+    const result = await build(s.url, HEALTHBENCH, out, { limit: 4, strategy: 'pairwise' });
+    expect(result.failed).toEqual([]);
+    const rows = (await readRows(out)) as Row[];
+    const questions = pairsOf(s);
+    expect(questions.length).toBe(rows.reduce((n, r) => n + r.gear_annotation_stats.pair_questions, 0));
+    for (const q of questions) {
+      expect(q.parent.points).toBeGreaterThan(0); // a penalty is never asked about as a parent
+      expect(q.request['max_tokens']).toBe(1);
+      expect(q.request['logprobs']).toBe(true);
+    }
+    for (const row of rows) {
+      const stats = row.gear_annotation_stats;
+      const rubrics = row.reward_model.rubrics as Row[];
+      expect(stats.annotation_strategy).toBe('pairwise');
+      expect(stats.node_parse_status).toBe('full');
+      expect(stats.llm_requests).toBe(stats.pair_questions);
+      for (const r of rubrics) expect(contradictsSign(r.tags.node_type, r.points)).toBe(false);
+      expect(stats.node_roles_by_sign).toBe(rubrics.filter((r) => r.points <= 0).length);
+      const typeOf = new Map(rubrics.map((r) => [r.id, r.tags.node_type]));
+      const parents = new Set(row.reward_model.graph.edges.map((e: Row) => e.parent));
+      for (const e of row.reward_model.graph.edges) {
+        expect(e.type).toBe('weak_prerequisite');
+        expect(typeOf.get(e.parent)).toBe('foundation');
+        // the scripted model says yes only for a child whose text says "bonus", after its parent
+        const child = rubrics.find((r) => r.id === e.child) as Row;
+        expect(child.criterion).toMatch(/\bbonus\b/i);
+      }
+      for (const r of rubrics) {
+        const hasParent = row.reward_model.graph.edges.some((e: Row) => e.child === r.id);
+        if (r.points > 0) expect(r.tags.node_type).toBe(hasParent && !parents.has(r.id) ? 'bonus' : 'foundation');
+      }
+      expect(compileOfficialRewardModel(row.reward_model).report.droppedEdges).toEqual([]);
+    }
+  });
+
+  it('does not depend on the order of the criteria', async () => {
+    // Order-free answers: yes when the child mentions "pain" and the parent does not.
+    const answer = (a: AnnotationRequest) => (a.kind === 'pair' ? (/pain/i.test(a.child.criterion) && !/pain/i.test(a.parent.criterion) ? 'yes' : 'no') : undefined);
+    const s = await server(answer);
+    const dir = tmp();
+    const line = (readFileSync(HEALTHBENCH, 'utf8').split('\n')[4] as string);
+    const row = JSON.parse(line) as Row;
+    const reversed = { ...row, rubrics: [...row.rubrics].reverse() };
+    writeFileSync(join(dir, 'a.jsonl'), `${JSON.stringify(row)}\n`);
+    writeFileSync(join(dir, 'b.jsonl'), `${JSON.stringify(reversed)}\n`);
+    await build(s.url, join(dir, 'a.jsonl'), join(dir, 'a-out.jsonl'), { strategy: 'pairwise' });
+    await build(s.url, join(dir, 'b.jsonl'), join(dir, 'b-out.jsonl'), { strategy: 'pairwise' });
+    const byText = (r: Row) => {
+      const text = new Map((r.reward_model.rubrics as Row[]).map((x) => [x.id, x.criterion]));
+      return {
+        edges: (r.reward_model.graph.edges as Row[]).map((e) => `${text.get(e.parent)} -> ${text.get(e.child)}`).sort(),
+        roles: (r.reward_model.rubrics as Row[]).map((x) => `${x.criterion}: ${x.tags.node_type}`).sort(),
+      };
+    };
+    const [a] = (await readRows(join(dir, 'a-out.jsonl'))) as Row[];
+    const [b] = (await readRows(join(dir, 'b-out.jsonl'))) as Row[];
+    expect(byText(a as Row).edges.length).toBeGreaterThan(0);
+    expect(byText(b as Row)).toEqual(byText(a as Row));
+  });
+
+  it('counts unreadable answers (never a "no") and reports such a row partial, or failed when nothing was readable', async () => {
+    let n = 0;
+    const s = await server((a) => (a.kind === 'pair' ? (n++ % 2 === 0 ? 'perhaps' : 'no') : undefined));
+    const out = join(tmp(), 'out.jsonl');
+    await build(s.url, HEALTHBENCH, out, { limit: 2, strategy: 'pairwise' });
+    const rows = (await readRows(out)) as Row[];
+    const total = rows.reduce((k, r) => k + r.gear_annotation_stats.pair_unreadable, 0);
+    expect(total).toBe(Math.ceil(pairsOf(s).length / 2));
+    for (const row of rows) {
+      const stats = row.gear_annotation_stats;
+      expect(stats.num_edge_failed_candidates).toBe(stats.pair_unreadable);
+      if (stats.pair_unreadable > 0) expect(stats.node_parse_status).toBe(stats.pair_unreadable === stats.pair_questions ? 'failed' : 'partial');
+      expect(row.reward_model.graph.edges).toEqual([]);
+    }
+
+    const t = await server((a) => (a.kind === 'pair' ? 'maybe' : undefined));
+    const out2 = join(tmp(), 'out.jsonl');
+    await build(t.url, HEALTHBENCH, out2, { limit: 1, strategy: 'pairwise' });
+    const [only] = (await readRows(out2)) as Row[];
+    expect((only as Row).gear_annotation_stats.node_parse_status).toBe('failed');
+    expect((only as Row).gear_annotation_stats.num_node_fallback).toBe(((only as Row).reward_model.rubrics as Row[]).filter((r) => r.points > 0).length);
+  });
+
+  it('detects a row where every answer says yes, asks each pair the other way round, and reports the row partial', async () => {
+    const s = await server((a) => (a.kind === 'pair' ? 'yes' : undefined));
+    const out = join(tmp(), 'out.jsonl');
+    await build(s.url, HEALTHBENCH, out, { limit: 1, strategy: 'pairwise' });
+    const [row] = (await readRows(out)) as Row[];
+    const stats = (row as Row).gear_annotation_stats;
+    expect(stats.node_degenerate_replies).toBe(1);
+    expect(stats.node_parse_status).toBe('partial');
+    expect(stats.pair_reversed).toBeGreaterThanOrEqual(4);
+    expect(stats.pair_questions).toBe(2 * stats.pair_reversed);
+    // Yes both ways gives no direction: no pair is likelier in its own direction, so no edge.
+    expect((row as Row).reward_model.graph.edges).toEqual([]);
   });
 });

@@ -20,9 +20,16 @@ export interface AskedPair {
   allowed_edge_types: string[];
 }
 
+/** A pairwise question: does `child` build on `parent`? Criteria as the lettered rubric shows them. */
+export interface AskedQuestion {
+  child: { letter: string; index: number; points: number; criterion: string };
+  parent: { letter: string; index: number; points: number; criterion: string };
+}
+
 export type AnnotationRequest =
   | { kind: 'roles'; rubrics: AskedRubric[]; maxTokens: number; request: FakeChatRequest }
-  | { kind: 'edges'; pairs: AskedPair[]; maxTokens: number; request: FakeChatRequest };
+  | { kind: 'edges'; pairs: AskedPair[]; maxTokens: number; request: FakeChatRequest }
+  | ({ kind: 'pair'; maxTokens: number; request: FakeChatRequest } & AskedQuestion);
 
 function userText(request: FakeChatRequest): string {
   const user = request.messages.find((m) => m.role === 'user');
@@ -37,9 +44,28 @@ function blockAfter(text: string, heading: string): unknown {
   return JSON.parse(line);
 }
 
+/** The lettered rubric of a pairwise prompt ("A. (+5) text" lines after "Rubric:") and its question. */
+function readQuestion(text: string): AskedQuestion | undefined {
+  const question = /Does criterion ([A-Z]+) build on criterion ([A-Z]+)\?/u.exec(text);
+  const at = text.indexOf('\nRubric:\n');
+  if (question === null || at < 0) return undefined;
+  const lines = new Map<string, { letter: string; index: number; points: number; criterion: string }>();
+  let index = 0;
+  for (const line of text.slice(at + 9).split('\n')) {
+    const m = /^([A-Z]+)\. \(([-+]?[\d.]+)\) (.*)$/u.exec(line);
+    if (m === null) continue;
+    lines.set(m[1] as string, { letter: m[1] as string, index: index++, points: Number(m[2]), criterion: m[3] as string });
+  }
+  const child = lines.get(question[1] as string);
+  const parent = lines.get(question[2] as string);
+  return child === undefined || parent === undefined ? undefined : { child, parent };
+}
+
 export function readAnnotationRequest(request: FakeChatRequest): AnnotationRequest | undefined {
   const text = userText(request);
   const maxTokens = typeof request['max_tokens'] === 'number' ? request['max_tokens'] : 0;
+  const question = readQuestion(text);
+  if (question !== undefined) return { kind: 'pair', maxTokens, request, ...question };
   if (text.includes('\nRubrics:\n')) return { kind: 'roles', rubrics: blockAfter(text, 'Rubrics:') as AskedRubric[], maxTokens, request };
   if (text.includes('\nCandidate directed rubric pairs:\n')) return { kind: 'edges', pairs: blockAfter(text, 'Candidate directed rubric pairs:') as AskedPair[], maxTokens, request };
   return undefined;
@@ -57,6 +83,11 @@ export function defaultLabel(p: AskedPair): string {
   return index(p.parent) < index(p.child) ? p.allowed_edge_types[0] ?? 'no_edge' : 'no_edge';
 }
 
+/** Default pairwise answer: yes when the child's text says "bonus" and the parent comes before it. */
+export function defaultPairAnswer(q: AskedQuestion): 'yes' | 'no' {
+  return /\bbonus\b/i.test(q.child.criterion) && q.parent.index < q.child.index ? 'yes' : 'no';
+}
+
 export function rolesReply(rubrics: readonly AskedRubric[], role: (r: AskedRubric) => string = defaultRole): string {
   return JSON.stringify({ nodes: rubrics.map((r) => ({ id: r.id, node_type: role(r) })) });
 }
@@ -72,6 +103,7 @@ export function scriptedAnnotator(custom?: (asked: AnnotationRequest) => FakeAns
     if (asked === undefined) return 'not an annotation request';
     const answer = custom?.(asked);
     if (answer !== undefined) return answer;
+    if (asked.kind === 'pair') return defaultPairAnswer(asked);
     return asked.kind === 'roles' ? rolesReply(asked.rubrics) : edgesReply(asked.pairs);
   };
 }

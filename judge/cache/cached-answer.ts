@@ -6,6 +6,8 @@ export const CachedAnswerSchema = z.object({
   finishReason: z.string().nullable(),
   promptTokens: z.number().int().nonnegative(),
   completionTokens: z.number().int().nonnegative(),
+  /** Absent in answers cached before it was recorded. */
+  cachedPromptTokens: z.number().int().nonnegative().optional(),
   logprobs: z
     .array(
       z.object({

@@ -64,6 +64,7 @@ export class JudgeClient {
       finishReason: answer.finishReason,
       promptTokens: answer.promptTokens,
       completionTokens: answer.completionTokens,
+      cachedPromptTokens: answer.cachedPromptTokens,
       ...(answer.logprobs === undefined ? {} : { logprobs: answer.logprobs.map((t) => ({ token: t.token, logprob: t.logprob, top: t.top.map((a) => ({ token: a.token, logprob: a.logprob })) })) }),
     };
     this.cache?.set(key, kept);

@@ -5,7 +5,7 @@
  * answers, sends one warm-up request, and stops the process on stop().
  *
  * Tests that use it skip only when GEAR_SKIP_LLM=1 (`localLlmSkipped`); CI never sets it.
- * Prompt-cache reuse is off on the server, so temperature 0 + seed is reproducible.
+ * Prompt-cache reuse is off on the server unless asked for, so temperature 0 + seed is reproducible.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -30,6 +30,8 @@ export interface LocalLlmOptions {
   installTimeoutMs?: number;
   /** How long to wait for the server to load the model and answer /health. Default 5 minutes. */
   readyTimeoutMs?: number;
+  /** Keep llama.cpp's prompt cache (shared prefixes evaluated once; answers then depend on request history). Default false. */
+  cachePrompt?: boolean;
   /** Send one short request before returning, so the first test request is not a cold one. Default true. */
   warmUp?: boolean;
 }
@@ -106,6 +108,7 @@ export async function startLocalLlm(options: LocalLlmOptions = {}): Promise<Loca
     '--stop-on-stdin-eof',
   ];
   if (options.threads !== undefined) args.push('--threads', String(options.threads));
+  if (options.cachePrompt !== true) args.push('--no-cache-prompt');
   const child = spawn(python, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   const stderrTail: string[] = [];
   createInterface({ input: child.stderr! }).on('line', (line) => {

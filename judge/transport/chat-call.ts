@@ -54,6 +54,8 @@ export interface ChatAnswer {
   logprobs?: readonly TokenLogprob[];
   promptTokens: number;
   completionTokens: number;
+  /** Of promptTokens, those the server reused from its prompt cache (0 when it does not say). */
+  cachedPromptTokens: number;
   /** The base URL of the endpoint that answered. */
   endpoint: string;
   /** HTTP attempts made for this call (hedges included). */

@@ -80,7 +80,13 @@ const ReplySchema = z.object({
       }),
     )
     .min(1),
-  usage: z.object({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() }).nullish(),
+  usage: z
+    .object({
+      prompt_tokens: z.number().optional(),
+      completion_tokens: z.number().optional(),
+      prompt_tokens_details: z.object({ cached_tokens: z.number().nullish() }).nullish(),
+    })
+    .nullish(),
 });
 
 export interface ExchangeReply {
@@ -89,6 +95,8 @@ export interface ExchangeReply {
   readonly logprobs?: readonly TokenLogprob[];
   readonly promptTokens: number;
   readonly completionTokens: number;
+  /** Prompt tokens the server took from its prompt cache (usage.prompt_tokens_details.cached_tokens; 0 when not reported). */
+  readonly cachedPromptTokens: number;
 }
 
 /** Reads a chat completion reply; anything unusable (garbage, no choices, empty content) throws. */
@@ -108,6 +116,7 @@ export function readReply(raw: unknown): ExchangeReply {
     finishReason: choice.finish_reason ?? null,
     promptTokens: parsed.data.usage?.prompt_tokens ?? 0,
     completionTokens: parsed.data.usage?.completion_tokens ?? 0,
+    cachedPromptTokens: parsed.data.usage?.prompt_tokens_details?.cached_tokens ?? 0,
   };
   if (tokens === undefined || tokens === null) return reply;
   return {

@@ -6,8 +6,11 @@ judge/testing/local-llm.ts start it. Prints one line on stdout once /health answ
 
     gear-local-llm ready: http://127.0.0.1:PORT/v1 model=ALIAS
 
-Prompt-cache reuse is off: with it on, temperature 0 + seed stops being reproducible across
-request histories (the KV cache left by an earlier prompt changes later outputs).
+Prompt-cache reuse is on by default, as llama.cpp's own server has it: requests that share a
+prefix (a rubric's questions, a response's criteria) skip evaluating it again. --no-cache-prompt
+turns it off for tests that need bit-identical answers: with it on, temperature 0 + seed stops
+being reproducible across request histories (the KV cache an earlier prompt left changes later
+outputs).
 """
 
 from __future__ import annotations
@@ -63,6 +66,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help="seconds to wait for /health before giving up (default 300)")
     p.add_argument("--stop-on-stdin-eof", action="store_true",
                    help="exit when stdin closes (the parent process went away)")
+    p.add_argument("--no-cache-prompt", dest="cache_prompt", action="store_false",
+                   help="re-evaluate every prompt from scratch (reproducible answers; default: reuse)")
     p.add_argument("--verbose", action="store_true", help="llama.cpp's own log on stderr")
     return p.parse_args(argv)
 
@@ -81,7 +86,7 @@ def build_params(args: argparse.Namespace) -> Any:  # xllamacpp.CommonParams (un
     params.cpuparams.n_threads = args.threads
     params.cpuparams_batch.n_threads = args.threads
     params.sampling.seed = args.seed
-    params.cache_prompt = False  # see the module docstring: determinism needs it off
+    params.cache_prompt = args.cache_prompt  # see the module docstring
     params.endpoint_metrics = True  # Prometheus /metrics (llamacpp:requests_processing, ...)
     params.endpoint_slots = True
     if not args.verbose:
