@@ -107,18 +107,24 @@ function fromWritingBench(raw: Record<string, unknown>): Record<string, unknown>
       tags: { verifier: 'llm', score_type: 'scale_1_10', criterion_name: String(item['name'] ?? '').trim() },
     }))
     .filter((r) => r.criterion !== '');
-  const prompt = [{ role: 'user', content: String(raw['query'] ?? '') }];
+  return officialRow('writingbench', 'writing', String(raw['query'] ?? ''), rubrics, {
+    index: raw['index'] ?? null,
+    domain1: raw['domain1'] ?? null,
+    domain2: raw['domain2'] ?? null,
+    lang: raw['lang'] ?? null,
+  });
+}
+
+/** A converted benchmark row as the official prepare_*.py scripts lay it out: one user message, both reward_model copies. */
+function officialRow(dataSource: string, ability: string, content: string, rubrics: readonly Record<string, unknown>[], sourceMeta: Record<string, unknown>): Record<string, unknown> {
+  const prompt = [{ role: 'user', content }];
   const rewardModel = { style: 'rubric', rubrics, ground_truth: '' };
   return {
-    data_source: 'writingbench',
+    data_source: dataSource,
     prompt,
-    ability: 'writing',
+    ability,
     reward_model: rewardModel,
-    extra_info: {
-      prompt,
-      reward_model: structuredClone(rewardModel),
-      source_meta: { index: raw['index'] ?? null, domain1: raw['domain1'] ?? null, domain2: raw['domain2'] ?? null, lang: raw['lang'] ?? null },
-    },
+    extra_info: { prompt, reward_model: structuredClone(rewardModel), source_meta: sourceMeta },
   };
 }
 
@@ -136,15 +142,7 @@ function fromPlawBench(raw: Record<string, unknown>): Record<string, unknown> {
     points: item.points,
     tags: { verifier: 'llm', score_type: 'partial_points', category: typeof item.tags === 'string' ? item.tags : '' },
   }));
-  const prompt = [{ role: 'user', content: `${String(raw['context'] ?? '')}\n\n${String(raw['question'] ?? '')}` }];
-  const rewardModel = { style: 'rubric', rubrics, ground_truth: '' };
-  return {
-    data_source: 'plawbench',
-    prompt,
-    ability: 'legal',
-    reward_model: rewardModel,
-    extra_info: { prompt, reward_model: structuredClone(rewardModel), source_meta: { label: raw['label'] ?? null } },
-  };
+  return officialRow('plawbench', 'legal', `${String(raw['context'] ?? '')}\n\n${String(raw['question'] ?? '')}`, rubrics, { label: raw['label'] ?? null });
 }
 
 /** The row in the official layout: VERL rows as they are; raw benchmark rows converted. */
