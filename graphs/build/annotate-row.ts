@@ -144,7 +144,6 @@ async function annotateWithPairs(ctx: AnnotationContext, row: GraphRow): Promise
   const result = await annotatePairwise(ctx, row, tally);
   const valid = validateEdges(row.rubrics, result.nodeTypes, candidatePairs(row.rubrics, result.nodeTypes), result.edges);
   const positives = row.rubrics.filter((r) => r.points > 0).length;
-  const penalties = row.rubrics.filter((r) => r.points < 0).length;
   const questions = result.verdicts.length;
   const clean = result.unreadable === 0 && !result.degenerate;
   const status = row.rubrics.length === 0 ? 'not_applicable' : questions > 0 && result.unreadable === questions ? 'failed' : clean ? 'full' : 'partial';
@@ -156,7 +155,7 @@ async function annotateWithPairs(ctx: AnnotationContext, row: GraphRow): Promise
     num_edge_candidates: questions,
     num_edge_failed_candidates: result.unreadable,
     node_degenerate_replies: result.degenerate ? 1 : 0,
-    node_roles_by_sign: penalties + (row.rubrics.length - positives - penalties),
+    node_roles_by_sign: row.rubrics.length - positives,
     pair_questions: result.requests,
     pair_unreadable: result.unreadable,
     pair_reversed: result.reverseQuestions,

@@ -36,9 +36,8 @@ export interface PairwiseAnnotation {
 
 const logit = (p: number): number => Math.log(Math.max(p, 1e-6) / Math.max(1 - p, 1e-6));
 
-/** Text order, then id: a total order on criteria that does not depend on the rubric's order. */
-const byText = (a: { criterion: string; id: string }, b: { criterion: string; id: string }): number =>
-  a.criterion < b.criterion ? -1 : a.criterion > b.criterion ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+/** Compares two strings; ties between equal scores are broken by criterion text, which the rubric's order does not change. */
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * The pairwise strategy for one row. The sign decides penalties. For every criterion, the
@@ -100,10 +99,10 @@ export async function annotatePairwise(ctx: AnnotationContext, row: GraphRow, ta
   }
 
   const score = (v: PairVerdict): number => logit(v.pYes as number) + settings.similarityWeight * v.similarity;
-  const byId = new Map(row.rubrics.map((r) => [r.id, r]));
+  const text = new Map(row.rubrics.map((r) => [r.id, `${r.criterion}\u0000${r.id}`]));
   const accepted = verdicts
     .filter((v) => v.pYes !== undefined && score(v) >= settings.edgeThreshold && (v.pReverse === undefined || v.pYes > v.pReverse))
-    .sort((a, b) => score(b) - score(a) || byText(byId.get(a.child) as never, byId.get(b.child) as never) || byText(byId.get(a.parent) as never, byId.get(b.parent) as never));
+    .sort((a, b) => score(b) - score(a) || compareText(text.get(a.child) as string, text.get(b.child) as string) || compareText(text.get(a.parent) as string, text.get(b.parent) as string));
 
   const parentsOf = new Map<string, string[]>();
   const edges: { parent: string; child: string; type: 'weak_prerequisite' }[] = [];

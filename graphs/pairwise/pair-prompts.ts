@@ -24,10 +24,11 @@ Does criterion E build on criterion B? no
 
 Answer with one word: yes or no.`;
 
-/** Criteria are lettered A, B, ..., Z, then AA, AB, ... in rubric order. */
+/** Criteria are lettered A, B, ..., Z, then AA, AB, ... in rubric order (spreadsheet columns). */
 export function criterionLetter(index: number): string {
-  const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-  return index < 26 ? (letters[index] as string) : `${letters[Math.floor(index / 26) - 1] ?? 'Z'}${letters[index % 26] as string}`;
+  let name = '';
+  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
+  return name;
 }
 
 const signed = (points: number): string => (points > 0 ? `+${points}` : String(points));
