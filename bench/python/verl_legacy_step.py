@@ -78,8 +78,8 @@ def main() -> int:
         for name, (form, seed, length) in scenarios.items():
             shared_steps = [make_step(tokenizer, lengthened(distinct_rows(make_samples(seed=seed + k, prompts=PROMPTS, group=N, formats=(form,)), k), length))
                             for k in range(REPEATS + 1)]
-            # gear's two functions share one in-process scorer (the same reward_kwargs): each
-            # manager gets rows of its own, or the second to run a step would find them compiled.
+            # gear's two functions share one client and its registered rubrics (the same
+            # reward_kwargs): each manager gets rows of its own, as every step's rows are new in training.
             steps = [[own_rows(step, k) for step in shared_steps] for k in range(len(managers))]
             for k, (_, _, manager) in enumerate(managers):
                 manager(steps[k][0], return_dict=True)  # warm-up: connection, imports

@@ -12,9 +12,8 @@ every response, whatever the reward needs). As in training, every prompt of ever
 (its step and prompt number appended to one text field), so no step reuses a rubric registration
 or a row another prompt or step already sent; the 8 rollouts of a prompt share its row by reference. Each path is driven by verl's own code: RewardLoopWorker.compute_score_batch (one
 worker, the step in the 8 chunks of 112 that verl's 8 workers get, one after the other) with the
-reward-loop naive manager + a custom function, or with GearRewardManager; gear scores the judged
-rows in the worker (in-process, the default), and each path once more through the server
-(in_process=false: the path of rows the in-process scorer declines). The baseline is what a user writes
+reward-loop naive manager + a custom function, or with GearRewardManager; gear sends each chunk's
+judged rows to the machine's `gear serve` and reads its rewards back. The baseline is what a user writes
 without gear: a flat weighted score in Python, per call; beside it, the same function returning its
 score under every key gear returns (verl handles each key of each response: what gear's metrics
 cost verl, apart from computing them). Median of REPEATS steps (each a different step, every configuration running each step in turn),
@@ -298,9 +297,7 @@ def main() -> int:
             kwargs = "+reward.custom_reward_function.reward_kwargs" if lines is gear_fn else "+reward.reward_kwargs"
             for metrics in (True, False):
                 configs.append((path, "on" if metrics else "off", [*lines, f"{kwargs}.metrics={metrics}"]))
-            # The path of rows the in-process scorer declines (and of gear before it): the server.
-            configs.append((f"{path}, server path (in_process=false)", "on", [*lines, f"{kwargs}.metrics=True", f"{kwargs}.in_process=false"]))
-            # gamma 2, as in the README's example: the server path until in-process scoring took gammas 0.5 and 2.
+            # gamma 2 with abs-sum, as in the README's example of options.
             configs.append((f"{path}, gamma 2, abs-sum", "on", [*lines, f"{kwargs}.metrics=True", f"{kwargs}.options={{gamma: 2, normalize: abs-sum}}"]))
         for name, shared_data in steps.items():
             workers = [worker_for(tok, lines) for _, _, lines in configs]
