@@ -34,7 +34,7 @@ from gear_bridge import EmbeddedServer
 from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
 from verl_step import GEAR_KEYS, LONG, N, PROMPTS, distinct_rows, flat_score, flat_with_gear_keys, lengthened, loaded_reward_fn, make_step, own_rows, step_orders, tokenizer_dir  # noqa: E402
 
-REPEATS = 30  # medians of 12 moved by +-5% between runs
+REPEATS = 30  # medians of fewer steps moved between runs by more than the differences measured
 
 
 def flat_sync(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None, **kwargs: Any) -> Dict[str, float]:

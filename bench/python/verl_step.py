@@ -54,7 +54,7 @@ from samples import make_samples  # noqa: E402  (python-bridge/tests/verl_glue)
 GEAR_KEYS = REWARD_KEYS + METRIC_KEYS  # what gear returns per response with metrics on
 N = 8
 PROMPTS = 112
-REPEATS = 20  # medians of 12 moved by +-10% between runs on this machine
+REPEATS = 20  # medians of fewer steps moved between runs by more than the differences measured
 LONG = 1500  # tokens of a response in the third scenario
 CONFIG_DIR = str(Path(verl.__file__).parent / "trainer" / "config")
 
@@ -323,7 +323,7 @@ def main() -> int:
                     ratio = "-"
                 else:
                     # Each step's own ratio (the configurations ran it seconds apart): a slow spell of
-                    # the machine, which moves the medians of ms by 10-30% between runs here, cancels.
+                    # the machine, which moves the medians of ms between runs, cancels.
                     q1, q2, q3 = statistics.quantiles([g / f for g, f in zip(times[k], times[1])], n=4)
                     ratio = f"{q2:.2f} ({q1:.2f}-{q3:.2f})"
                 print(f"| {name} | {path} | {metrics} | {flat:.0f} | {ms:.0f} | {ratio} |", flush=True)

@@ -25,9 +25,8 @@ export interface AggregateArgs {
   /** Adds each line's `explain` block (the graph and core's per-criterion explanation). */
   readonly explain?: boolean | undefined;
   /**
-   * Worker threads scoring beside the main thread (JSONL output; default 0). Measured on this
-   * project's 2 shared cores, a worker's start-up and warm-up (~0.35 s CPU) cost more than it
-   * saved on 77 MB and about what it saved on 310 MB, so it is opt-in.
+   * Worker threads scoring beside the main thread (JSONL output; default 0). Opt-in because a
+   * worker's start-up and warm-up cost as much as it saves unless the file is very large.
    */
   readonly threads?: number | undefined;
   /** Lines to read instead of --input (the bundled demo). */

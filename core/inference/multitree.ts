@@ -1,7 +1,7 @@
 /**
  * Rubrics larger than this are not checked (treated as not multitrees: exact inference then takes
  * variable elimination, which is always right). The check keeps one ancestor bitset per criterion,
- * size^2 / 8 bytes: 2 MB at this size. The in-process scorer (python-bridge, exact.py) uses the same bound.
+ * size^2 / 8 bytes: 2 MB at this size.
  */
 export const MULTITREE_MAX_CRITERIA = 4096;
 

@@ -1,8 +1,7 @@
 /*
  * x ** y as V8's fdlibm port computes it, so that gear's floats do not depend on the Node that runs
  * them: V8 up to Node 22 computes `**` this way, and Node 24's V8 calls the C library's pow instead,
- * which differs in the last bit for about 10% of inputs. The worker's scorer has the same function
- * (python-bridge's in_process/v8_pow.py), and a differential test holds the two together.
+ * which differs in the last bit for about 10% of inputs.
  *
  * The algorithm is fdlibm's e_pow.c (Copyright (C) 1993 by Sun Microsystems, Inc. All rights
  * reserved. Developed at SunSoft, a Sun Microsystems, Inc. business. Permission to use, copy,

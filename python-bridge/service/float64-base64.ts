@@ -2,10 +2,10 @@ import { GearError } from '../../core/index.js';
 
 /**
  * The `float64-base64` wire encoding of a score vector: the IEEE-754 little-endian bytes of each
- * float64, base64-encoded (RFC 4648, with padding). Exact by construction, and far cheaper than
- * decimal floats on both sides: Python's json spends ~0.7 us formatting each float, and a GRPO
- * step has ~10k of them. Short strings are coded by hand because Buffer's base64 costs ~2 us per
- * call (a native call each), as much as scoring the response; long ones go through Buffer.
+ * float64, base64-encoded (RFC 4648, with padding). Exact by construction, and cheaper than
+ * formatting and parsing a GRPO step's thousands of decimal floats on both sides. Short strings
+ * are coded by hand because Buffer's base64 is a native call each, which costs more than a short
+ * vector's coding; long ones go through Buffer.
  */
 export const WireEncodingValues = ['json', 'float64-base64'] as const;
 export type WireEncoding = (typeof WireEncodingValues)[number];

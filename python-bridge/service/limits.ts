@@ -10,7 +10,7 @@ const MiB = 1024 * 1024;
  * read); a connection over its budget is simply not read from until its replies drain.
  */
 export const ServiceLimitsSchema = z.strictObject({
-  /** Bytes of one WebSocket frame (one JSON-RPC request or batch). JSON.parse of 8 MiB takes ~60 ms. */
+  /** Bytes of one WebSocket frame (one JSON-RPC request or batch): parsing a frame is the one step that cannot yield to other connections. */
   maxPayloadBytes: count(1 << 30).default(8 * MiB),
   /**
    * Bytes of one reply. Its own limit because effective scores written in full precision run up to
@@ -23,14 +23,14 @@ export const ServiceLimitsSchema = z.strictObject({
   maxJsonRpcBatch: count(100_000).default(256),
   /**
    * Criteria and edges of one rubric, checked before it is parsed: compiling grows with their
-   * product (512 criteria and 4096 edges compile in 30-80 ms; real rubrics have under 100 criteria).
+   * product (the defaults keep one compile short; real rubrics have under 100 criteria).
    */
   maxCriteria: count(1_000_000).default(512),
   maxEdges: count(10_000_000).default(4096),
   /**
    * Work of exact inference for one response (gear-exact, or auto choosing it), in table-cell
    * operations (sum over elimination steps of 2^width x (1 + parents), plus the gate tables the
-   * rubric's first exact evaluation fills): 2^24 take 35-60 ms on this project's machine. A dense
+   * rubric's first exact evaluation fills), so one response cannot hold the server for long. A dense
    * 48-criterion rubric (20 roots, each a parent of the 28 others) under the default exactMaxWidth
    * 20 needs 148 x 2^24.
    */

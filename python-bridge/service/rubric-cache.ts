@@ -56,8 +56,8 @@ export interface RubricCacheLimits {
 
 /**
  * Estimated heap bytes of a parsed rubric: its strings (two bytes a character, to be safe) and
- * V8's objects around them. Calibrated on HealthBench-sized rubrics (19 criteria, 5 KB of JSON:
- * ~14 KB of heap measured with --expose-gc, ~14 KB estimated).
+ * V8's objects around them, calibrated against the heap --expose-gc measures for HealthBench-sized
+ * rubrics, so the cache's byte budget means what it says.
  */
 function bytesOfRubric(rubric: Rubric): number {
   let bytes = 1024;

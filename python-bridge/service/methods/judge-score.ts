@@ -78,6 +78,8 @@ function resultOf(result: JudgeResult, omit: ReadonlySet<ResultField>) {
     effective: result.criteria.map((c) => c.effective),
     ...(omit.has('judgments') ? {} : { judgments: result.criteria.map(({ effective: _effective, ...judgment }) => judgment) }),
     failedCriteria: result.failedCriteria,
+    // Why each of them failed (deadline, client-error, unread, ...): kept under every `omit`, as the count is.
+    failures: result.failures,
     ...(omit.has('extras') ? {} : { extras: result.extras }),
     judge: omit.has('outputs') ? { stats: result.judge.stats } : result.judge,
   };
@@ -159,12 +161,11 @@ export const judgeScoreBatch = defineMethod({
     const defaults = defaultsOf(params);
     // Every item's requests go out together; the transport's per-endpoint limits pace them. Each
     // item starts on a turn of its own, after the turn of the item before it, so the first items'
-    // requests are on the wire while later items' prompts are still being built (a GRPO chunk's
-    // ~1,300 prompts take tens of ms). The turns are chained, not all queued at once: undici writes
-    // a request on a reused keep-alive socket from a setImmediate (its idle-socket check), and
-    // immediates queued together run in one go, so the first request waited for every prompt
-    // (chunk time 0.90 of that at 20 ms; bench/README.md, "A chunk's first requests").
-    // Not mapInSlices: its 10 ms slices hold the first requests back that long.
+    // requests are on the wire while later items' prompts are still being built. The turns are
+    // chained, not all queued at once: undici writes a request on a reused keep-alive socket from
+    // a setImmediate (its idle-socket check), and immediates queued together run in one go, so the
+    // first request would wait for every prompt (bench/RESULTS.md, "A chunk's first requests").
+    // Not mapInSlices: its time slices would hold the first requests back as long.
     let turn: Promise<void> = Promise.resolve();
     const results = await Promise.all(
       params.items.map(async (item, index) => {
