@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 from gear_bridge.asyncio.client import AsyncClient
-from gear_bridge.embedded_server import EmbeddedServer
+from gear_bridge import EmbeddedServer
 from samples import make_samples  # python-bridge/tests/verl_glue
 
 ROOT = Path(__file__).resolve().parents[2]
