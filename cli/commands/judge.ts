@@ -38,6 +38,8 @@ export function judgeRecord(line: number, id: unknown, result: JudgeResult): Rec
     reward: result.reward,
     native_reward: result.nativeReward,
     failed_criteria: result.failedCriteria,
+    // Each failed criterion with why: its request ran out of its deadline, was refused (4xx), or the answer was unreadable.
+    failures: result.failures,
     criteria: result.criteria.map((c) => ({
       ...criterionRecord(c, c.effective),
       p_verbalized: c.pVerbalized,

@@ -26,9 +26,12 @@ export interface EdgeAnnotation {
 
 const pairKey = (parent: unknown, child: unknown): string => `${String(parent)}\u0000${String(child)}`;
 
-/** A request the endpoint answered with an error for this prompt (400, or a body that is no completion): a smaller batch may pass. */
+/**
+ * A request the endpoint refused for this prompt (a 4xx such as 400, or a body that was no
+ * completion until the deadline): a smaller batch may pass.
+ */
 function isRequestSpecific(error: unknown): boolean {
-  return error instanceof JudgeTransportError && (error.kind === 'client-error' || error.kind === 'bad-response');
+  return error instanceof JudgeTransportError && (error.kind === 'client-error' || (error.kind === 'deadline' && error.last === 'bad-response'));
 }
 
 /**

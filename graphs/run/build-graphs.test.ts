@@ -35,7 +35,7 @@ const quiet = { write: () => true } as unknown as NodeJS.WritableStream;
 function build(url: string, input: string, output: string, options: { profile?: ProfileName; limit?: number; cache?: string; transport?: object; strategy?: Strategy } = {}) {
   return buildGraphs({
     profile: options.profile ?? 'healthbench',
-    transport: { endpoints: [{ url }], maxAttempts: 2, backoff: { baseMs: 1, capMs: 5 }, deadlineMs: 5000, ...options.transport },
+    transport: { endpoints: [{ url }], backoff: { baseMs: 1, capMs: 5 }, deadlineMs: 5000, ...options.transport },
     cache: options.cache === undefined ? undefined : { file: options.cache },
     input,
     output,
@@ -158,7 +158,8 @@ describe('gear graph build when the endpoint dies mid-run', () => {
     const cache = join(dir, 'answers.sqlite');
     const out = join(dir, 'out.jsonl');
     const dying = await server(undefined, { behave: (_request, n) => (n > 30 ? { mode: 'status', status: 503 } : undefined) });
-    const first = await build(dying.url, HEALTHBENCH, out, { limit: 5, cache });
+    // Its 503s are retried until each request's deadline (1.5 s here), then the row fails.
+    const first = await build(dying.url, HEALTHBENCH, out, { limit: 5, cache, transport: { deadlineMs: 1500 } });
     expect(first.failed.length).toBeGreaterThan(0);
     expect(first.failed.every((f) => /JudgeTransportError/.test(f.error))).toBe(true);
     const written = (await readRows(out)) as Row[];

@@ -2,6 +2,7 @@ import type { CriterionJudgment, JudgeRequest } from '../../adapters/host-adapte
 import type { RubricAdapter } from '../../adapters/rubric-adapter.js';
 import { isJudgmentRead } from '../../adapters/judge-output/failure-policy.js';
 import type { Decoding } from '../transport/chat-call.js';
+import { JudgeTransportError } from '../transport/transport-error.js';
 import type { JudgeAnswer, JudgeClient } from './judge-client.js';
 import type { JudgeOptions } from './judge-options.js';
 import { emptyJudgeStats, type JudgeStats } from './judge-stats.js';
@@ -29,6 +30,23 @@ export interface JudgedCriterion extends CriterionJudgment {
   readonly pLogprob: number | null;
 }
 
+/**
+ * Why a criterion has no reading the policy did not have to replace: its request ran out of its
+ * deadline (`deadline`: the transport retried every fault until then), the endpoint refused the
+ * request (`client-error`, a 4xx), the call was cancelled (`aborted`), or the judge's answer came
+ * back but could not be read as a verdict after every re-ask (`unread`: the model's answer), or
+ * something else went wrong on the way (`error`).
+ */
+export type CriterionFailureReason = 'deadline' | 'client-error' | 'aborted' | 'unread' | 'error';
+
+export interface FailedCriterion {
+  readonly index: number;
+  readonly id: string;
+  readonly reason: CriterionFailureReason;
+  /** The transport's last error, or what the reading found (the judgment's detail or status). */
+  readonly detail: string;
+}
+
 export interface JudgeResult {
   readonly host: string;
   readonly aggregator: string;
@@ -37,12 +55,16 @@ export interface JudgeResult {
   readonly nativeReward: number;
   readonly criteria: readonly JudgedCriterion[];
   readonly failedCriteria: number;
+  /** Each criterion the failure policy scored, with why (in criterion order). */
+  readonly failures: readonly FailedCriterion[];
   readonly extras: Readonly<Record<string, string>>;
   readonly judge: { readonly stats: JudgeStats; readonly outputs: readonly JudgeOutputRecord[] };
 }
 
 interface Asked {
   readonly judgments: CriterionJudgment[];
+  /** Set when the request itself failed (no answer to read). */
+  readonly failure?: CriterionFailureReason;
   readonly record: JudgeOutputRecord;
   readonly logprobP: (number | undefined)[];
 }
@@ -72,6 +94,7 @@ export async function judgeResponse(
   const current = new Map<number, CriterionJudgment>();
   const verbalized = new Map<number, number>();
   const fromLogprobs = new Map<number, number>();
+  const requestFailures = new Map<number, CriterionFailureReason>();
 
   const askAll = async (plan: readonly (readonly number[])[], reask: number): Promise<void> => {
     const asked = await Promise.all(plan.map((criteria) => askOnce(format.buildJudgeRequest(row, response, criteria), reask)));
@@ -84,6 +107,8 @@ export async function judgeResponse(
         if (read) verbalized.set(judgment.index, judgment.p);
         const lp = one.logprobP[k];
         if (read && lp !== undefined) fromLogprobs.set(judgment.index, lp);
+        if (one.failure === undefined) requestFailures.delete(judgment.index);
+        else requestFailures.set(judgment.index, one.failure);
         current.set(judgment.index, options.pFrom === 'logprobs' ? withLogprobP(judgment, lp, read) : judgment);
       });
     }
@@ -108,6 +133,7 @@ export async function judgeResponse(
       const judgments = format.parseJudgeOutput(row, request.criteria, undefined).map((j) => ({ ...j, status: 'missing' as const, detail: `judge request failed: ${reason}` }));
       return {
         judgments,
+        failure: error instanceof JudgeTransportError ? error.kind : 'error',
         record: { criteria: request.criteria, reask, output: null, error: reason, cached: false, endpoint: null, finishReason: null },
         logprobP: [],
       };
@@ -152,6 +178,9 @@ export async function judgeResponse(
       pLogprob: fromLogprobs.get(i) ?? null,
     })),
     failedCriteria: scored.failedCriteria,
+    failures: scored.judgments
+      .filter((j) => !isJudgmentRead(j))
+      .map((j) => ({ index: j.index, id: j.id, reason: requestFailures.get(j.index) ?? 'unread', detail: j.detail ?? j.status })),
     extras: scored.extras,
     judge: { stats, outputs },
   };

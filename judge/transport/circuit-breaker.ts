@@ -69,6 +69,15 @@ export function breakerFailure(s: BreakerState, probe: boolean, now: number, con
   return s;
 }
 
+/**
+ * A request sent in panic (every endpoint ejected, so traffic went to the ejected ones anyway, as
+ * Envoy's panic threshold does) was answered: the endpoint serves, and is healthy again.
+ */
+export function breakerPanicSuccess(s: BreakerState): BreakerState {
+  if (s.state === 'healthy') return s.failures === 0 ? s : { ...s, failures: 0 };
+  return { state: 'healthy', failures: 0, ejections: s.ejections };
+}
+
 /** The probe ended without a verdict (the caller gave up on it): another probe may go. */
 export function breakerInconclusive(s: BreakerState, probe: boolean): BreakerState {
   if (s.state === 'probing' && probe) return { ...s, probeInFlight: false };

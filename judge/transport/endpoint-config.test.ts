@@ -26,8 +26,8 @@ describe('endpoint config', () => {
     const config = parseTransportConfig({ endpoints: [{ url: 'http://a:1' }] });
     expect(config).toMatchObject({
       requestTimeoutMs: 300_000,
-      deadlineMs: 900_000,
-      maxAttempts: 5,
+      deadlineMs: 300_000,
+      adaptiveConcurrency: true,
       backoff: { baseMs: 500, capMs: 8000, jitter: 'full' },
       breaker: { consecutiveFailures: 3, baseEjectionMs: 5000, maxEjectionMs: 60_000 },
       hedge: { enabled: true, minDelayMs: 1000, latencyMultiplier: 3, maxHedgeFraction: 0.1 },

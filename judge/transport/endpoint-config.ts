@@ -45,10 +45,14 @@ export const TransportConfigSchema = z.strictObject({
   endpoints: z.array(EndpointConfigSchema).min(1),
   /** One HTTP attempt. */
   requestTimeoutMs: z.int().positive().default(300_000),
-  /** One complete() call, retries and hedges included. */
-  deadlineMs: z.int().positive().default(900_000),
-  /** HTTP attempts per call, hedges included. */
-  maxAttempts: z.int().min(1).default(5),
+  /**
+   * One complete() call, from its first request on the wire (time in this process's own waiting
+   * line does not count), retries and hedges included: transport faults are retried until the
+   * call succeeds or this passes, never for a fixed number of attempts. 5 minutes.
+   */
+  deadlineMs: z.int().positive().default(300_000),
+  /** AIMD per endpoint: a 429 or 503 halves the requests in flight there, successes climb back to maxConcurrent. */
+  adaptiveConcurrency: z.boolean().default(true),
   backoff: z
     .strictObject({
       baseMs: z.number().nonnegative().default(500),

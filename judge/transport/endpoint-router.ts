@@ -88,15 +88,21 @@ export class EndpointRouter {
     const now = this.now();
     for (const e of this.endpoints) e.refreshLoad();
     for (let i = 0; i < this.waiters.length; ) {
-      if (!this.endpoints.some((e) => e.hasCapacity() && e.acceptsTraffic(now))) break;
+      // Panic (Envoy's panic threshold, at 0 healthy): when every endpoint's breaker has it
+      // ejected (or its one probe is out), requests go to them anyway, each after its own backoff.
+      // Waiting for probes would stall every call behind one endpoint's flakiness: a lone
+      // endpoint answering every other request with a 5xx is not dead, and it is all there is.
+      const panic = !this.endpoints.some((e) => e.breakerAdmits(now));
+      if (!this.endpoints.some((e) => e.hasCapacity() && (panic ? !e.resting(now) : e.acceptsTraffic(now)))) break;
       const waiter = this.waiters[i] as Waiter;
-      const endpoint = this.pick(waiter, now);
+      const endpoint = this.pick(waiter, now, panic);
       if (endpoint === undefined) {
         i++;
         continue;
       }
       this.waiters.splice(i, 1);
-      const probe = endpoint.dispatch(now, ++this.order);
+      const order = ++this.order;
+      const probe = endpoint.dispatch(now, order, panic);
       let released = false;
       waiter.granted({
         endpoint,
@@ -104,7 +110,7 @@ export class EndpointRouter {
         release: (result) => {
           if (released) return;
           released = true;
-          endpoint.finish(probe, result);
+          endpoint.finish(probe, result, order, panic);
           this.pump();
         },
       });
@@ -112,8 +118,8 @@ export class EndpointRouter {
     this.armTimer(now);
   }
 
-  private pick(waiter: Waiter, now: number): JudgeEndpoint | undefined {
-    let usable = this.endpoints.filter((e) => !waiter.exclude.has(e) && e.acceptsTraffic(now));
+  private pick(waiter: Waiter, now: number, panic: boolean): JudgeEndpoint | undefined {
+    let usable = this.endpoints.filter((e) => !waiter.exclude.has(e) && (panic ? !e.resting(now) : e.acceptsTraffic(now)));
     if (waiter.avoid.size > 0) {
       const others = usable.filter((e) => !waiter.avoid.has(e));
       if (others.length > 0) usable = others;

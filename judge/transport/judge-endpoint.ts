@@ -5,12 +5,14 @@ import {
   breakerDispatch,
   breakerFailure,
   breakerInconclusive,
+  breakerPanicSuccess,
   breakerSuccess,
   breakerView,
   type BreakerConfig,
   type BreakerState,
 } from './circuit-breaker.js';
 import { ChatHttpClient } from './chat-http.js';
+import { initialLimit, limitOverload, limitSuccess, slotsOf, type AdaptiveLimit } from './adaptive-limit.js';
 import { metricsUrlOf, type EndpointConfig } from './endpoint-config.js';
 import { LatencyWindow } from './latency-window.js';
 import { EndpointRateLimits } from './rate-limits.js';
@@ -32,6 +34,8 @@ export interface EndpointDeps {
   readonly breaker: BreakerConfig;
   readonly estimatedTokensPerRequest: number;
   readonly requestTimeoutMs: number;
+  /** AIMD on 429 / 503 (adaptive-limit.ts); off: maxConcurrent always. */
+  readonly adaptiveConcurrency: boolean;
   readonly emit: (event: TransportEvent) => void;
   /** Something routing depends on changed (load figure, health). */
   readonly changed: () => void;
@@ -50,6 +54,7 @@ export class JudgeEndpoint {
   lastUsed = 0;
   rateLimitedUntil = 0;
   private breaker: BreakerState = INITIAL_BREAKER;
+  private adaptive: AdaptiveLimit;
   private serverLoad: { running: number; waiting: number; at: number } | undefined;
   private loadProbe: AbortController | undefined;
   private lastLoadProbeAt = -Infinity;
@@ -62,6 +67,7 @@ export class JudgeEndpoint {
     this.url = config.url;
     this.http = new ChatHttpClient(config.url, config.apiKey);
     this.limits = new EndpointRateLimits(config, deps.estimatedTokensPerRequest);
+    this.adaptive = initialLimit(config.maxConcurrent);
   }
 
   /** Not ejected, no probe out, no Retry-After pending: a request could go here (capacity aside). */
@@ -69,8 +75,23 @@ export class JudgeEndpoint {
     return breakerAdmits(this.breaker, now) && now >= this.rateLimitedUntil;
   }
 
+  /** Its breaker lets a request through now (healthy, or an ejection over with no probe out). */
+  breakerAdmits(now: number): boolean {
+    return breakerAdmits(this.breaker, now);
+  }
+
+  /** A Retry-After keeps traffic away until it passes. */
+  resting(now: number): boolean {
+    return now < this.rateLimitedUntil;
+  }
+
+  /** Requests this endpoint may have in flight now: maxConcurrent, or less after 429s / 503s (AIMD). */
+  concurrencyLimit(): number {
+    return this.deps.adaptiveConcurrency ? Math.min(this.config.maxConcurrent, slotsOf(this.adaptive)) : this.config.maxConcurrent;
+  }
+
   hasCapacity(): boolean {
-    return this.inFlight < this.config.maxConcurrent;
+    return this.inFlight < this.concurrencyLimit();
   }
 
   /** Outstanding requests: ours plus, when probed, the server's running + waiting. */
@@ -86,8 +107,16 @@ export class JudgeEndpoint {
     return times.length === 0 ? undefined : Math.min(...times);
   }
 
-  /** Takes a slot; returns whether this request is the breaker's half-open probe. */
-  dispatch(now: number, order: number): boolean {
+  /**
+   * Takes a slot; returns whether this request is the breaker's half-open probe. `panic`: every
+   * endpoint is ejected and this one gets the request anyway (never a probe; its answer restores it).
+   */
+  dispatch(now: number, order: number, panic = false): boolean {
+    if (panic) {
+      this.inFlight++;
+      this.lastUsed = order;
+      return false;
+    }
     const step = breakerDispatch(this.breaker, now);
     if (step === undefined) throw new Error(`dispatch to ${this.url} while it admits no traffic`);
     this.breaker = step.state;
@@ -96,15 +125,19 @@ export class JudgeEndpoint {
     return step.probe;
   }
 
-  /** Gives the slot back and feeds the result to the breaker. */
-  finish(probe: boolean, result: AttemptResult): void {
+  /**
+   * Gives the slot back and feeds the result to the breaker and the concurrency limit. `order`:
+   * the request's dispatch order; `panic`: it was sent while every endpoint was ejected.
+   */
+  finish(probe: boolean, result: AttemptResult, order = this.lastUsed, panic = false): void {
     this.inFlight--;
     const now = this.deps.now();
     if (result.kind === 'success') {
       this.served++;
       this.latency.add(result.latencyMs);
+      this.adaptive = limitSuccess(this.adaptive, this.config.maxConcurrent);
       const before = this.breaker;
-      const after = breakerSuccess(before, probe);
+      const after = panic ? breakerPanicSuccess(before) : breakerSuccess(before, probe);
       this.breaker = after;
       if (before.state !== 'healthy' && after.state === 'healthy') this.deps.emit({ type: 'restored', endpoint: this.url });
     } else if (result.kind === 'inconclusive') {
@@ -115,6 +148,13 @@ export class JudgeEndpoint {
       if (failure.retryAfterMs !== undefined && failure.retryAfterMs > 0) {
         this.rateLimitedUntil = Math.max(this.rateLimitedUntil, now + failure.retryAfterMs);
         this.deps.emit({ type: 'rate-limited', endpoint: this.url, until: this.rateLimitedUntil });
+      }
+      // The server says it has too much (429, 503): fewer requests in flight here, for a while.
+      if (failure.kind === 'rate-limited' || failure.status === 503) {
+        const before = this.concurrencyLimit();
+        this.adaptive = limitOverload(this.adaptive, order, this.lastUsed);
+        const after = this.concurrencyLimit();
+        if (after < before) this.deps.emit({ type: 'concurrency-lowered', endpoint: this.url, limit: after });
       }
       if (failure.kind === 'rate-limited') {
         this.breaker = breakerInconclusive(this.breaker, probe);
@@ -174,6 +214,7 @@ export class JudgeEndpoint {
       state: breakerView(this.breaker, now),
       inFlight: this.inFlight,
       maxConcurrent: this.config.maxConcurrent,
+      concurrencyLimit: this.concurrencyLimit(),
       served: this.served,
       failures: this.failures,
       ejections: this.breaker.ejections,

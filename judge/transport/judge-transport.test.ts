@@ -184,12 +184,13 @@ describe('circuit breaker', () => {
     expect(good.stats.answered).toBe(200);
   });
 
-  it('waits for the earliest half-open probe when every endpoint is ejected', async () => {
-    const s = await server({ mode: 'status', status: 503 });
+  it('sends to an ejected endpoint anyway when every endpoint is ejected (panic), and an answer restores it', async () => {
+    const s = await server({ mode: 'status', status: 500 });
     const events: TransportEvent[] = [];
     const t = transport([s.url], {}, events);
     const pending = t.complete(call());
-    // Once the third failure has ejected it, the server recovers; the probe must find that.
+    // Once the third failure has ejected it (for 300 ms), the server recovers; the next retry,
+    // sent after its backoff without waiting for the ejection's end, finds that.
     await until(() => events.some((e) => e.type === 'ejected'));
     s.set({ mode: 'ok' });
     const answer = await pending;
@@ -241,19 +242,35 @@ describe('retries', () => {
     }
   });
 
-  it('retries a 408, then gives up after maxAttempts with the last status', async () => {
+  it("retries a 408 until the deadline, then gives up with kind 'deadline' and the last status", async () => {
     const s = await server({ mode: 'status', status: 408 });
-    const t = transport([s.url], { maxAttempts: 2 });
+    const t = transport([s.url], { deadlineMs: 400 });
     const error = await rejectionOf(t.complete(call()), JudgeTransportError);
-    expect(error).toMatchObject({ kind: 'exhausted', status: 408, attempts: 2 });
-    expect(s.stats.requests.length).toBe(2);
+    expect(error).toMatchObject({ kind: 'deadline', status: 408, last: 'request-timeout' });
+    // Retried for the whole deadline, not a fixed number of times: backoff 20 ms doubling to 100 ms.
+    expect(error.attempts).toBeGreaterThanOrEqual(3);
+    expect(s.stats.requests.length).toBe(error.attempts);
   });
 
-  it("calls an endpoint that only answers garbage a 'bad-response'", async () => {
+  it("retries an endpoint that only answers garbage until the deadline (last failure 'bad-response')", async () => {
     const s = await server({ mode: 'garbage' });
-    const t = transport([s.url], { maxAttempts: 2 });
+    const t = transport([s.url], { deadlineMs: 400 });
     const error = await rejectionOf(t.complete(call()), JudgeTransportError);
-    expect(error).toMatchObject({ kind: 'bad-response', attempts: 2 });
+    expect(error).toMatchObject({ kind: 'deadline', last: 'bad-response' });
+    expect(error.attempts).toBeGreaterThanOrEqual(3);
+  });
+
+  it('retries garbage and empty bodies until a readable reply comes', async () => {
+    for (const mode of ['garbage', 'empty'] as const) {
+      const s = await server({ mode });
+      const t = transport([s.url]);
+      const pending = t.complete(call());
+      await until(() => s.stats.requests.length >= 3);
+      s.set({ mode: 'ok', content: 'read me' });
+      const answer = await pending;
+      expect(answer.content).toBe('read me');
+      expect(answer.retries).toBeGreaterThanOrEqual(3);
+    }
   });
 
   it('honours the overall deadline', async () => {
@@ -266,13 +283,14 @@ describe('retries', () => {
 
   it('times out an attempt and retries it', async () => {
     const s = await server({ mode: 'hang' });
-    const t = transport([s.url], { requestTimeoutMs: 100, hedge: { enabled: false }, maxAttempts: 3 });
+    const t = transport([s.url], { requestTimeoutMs: 100, hedge: { enabled: false } });
     const pending = t.complete(call());
     await until(() => s.stats.requests.length >= 2);
     s.set({ mode: 'ok' });
     const answer = await pending;
-    expect(answer.attempts).toBe(3);
-    expect(s.stats.requests.length).toBe(3);
+    // The hanging attempts timed out, the one after the switch answered.
+    expect(answer.attempts).toBe(s.stats.requests.length);
+    expect(answer.attempts).toBeGreaterThanOrEqual(3);
   });
 
   it("stops on the caller's signal (kind 'aborted')", async () => {
@@ -285,6 +303,64 @@ describe('retries', () => {
     // The aborted HTTP request gives its slot back as soon as the SDK has cancelled it.
     await until(() => t.info().endpoints[0]?.inFlight === 0);
     expect(t.info().endpoints[0]).toMatchObject({ inFlight: 0, failures: 0, state: 'healthy' });
+  });
+});
+
+describe('faults are retried until every call is answered', () => {
+  it('a lone endpoint answering every other request with 500 answers every call, and is not ejected for good', async () => {
+    const s = await server({ latencyMs: 20, slots: 4, alternate: { mode: 'status', status: 500 } });
+    const events: TransportEvent[] = [];
+    const t = transport([s.url], {}, events);
+    const answers = await runAll(t, 40);
+    expect(answers.map((a) => a.content)).toEqual(Array.from({ length: 40 }, () => 'ok'));
+    // Every 500 was retried: one answer per call, the rest of the requests were the 500s.
+    expect(s.stats.answered).toBe(40);
+    expect(s.stats.requests.length - 40).toBe(answers.reduce((n, a) => n + a.retries, 0));
+    // Ejected on 3 failures in a row, sent to anyway (panic: no other endpoint), restored by an answer.
+    if (events.some((e) => e.type === 'ejected')) expect(events.some((e) => e.type === 'restored')).toBe(true);
+    expect(t.info().endpoints[0]?.state).toBe('healthy');
+  });
+
+  it('a lone endpoint answering every other request with 429 + Retry-After: lowers its concurrency, honours the wait, answers every call', async () => {
+    const s = await server({ latencyMs: 20, slots: 8, alternate: { mode: 'status', status: 429, retryAfterMs: '150' } });
+    const events: TransportEvent[] = [];
+    const t = transport([s.url], { endpoints: [{ url: s.url, maxConcurrent: 8 }] }, events);
+    const answers = await runAll(t, 24);
+    expect(answers).toHaveLength(24);
+    expect(s.stats.answered).toBe(24);
+    expect(events.find((e) => e.type === 'concurrency-lowered')).toMatchObject({ endpoint: s.url, limit: 4 });
+    // Each 429's Retry-After kept traffic off the endpoint (its spacing is tested above).
+    expect(t.info().totals.rateLimitWaitsMs).toBeGreaterThanOrEqual(150);
+    expect(t.info().endpoints[0]).toMatchObject({ ejections: 0, failures: 0 });
+  });
+
+  it('the concurrency lowered by 429s climbs back to maxConcurrent on successes', async () => {
+    const s = await server({ latencyMs: 5, mode: 'status', status: 429, retryAfterMs: '1' });
+    const t = transport([s.url], { endpoints: [{ url: s.url, maxConcurrent: 8 }] });
+    const pending = runAll(t, 8);
+    await until(() => (t.info().endpoints[0]?.concurrencyLimit ?? 8) <= 2);
+    expect(t.info().endpoints[0]?.concurrencyLimit).toBeLessThanOrEqual(2);
+    s.set({ mode: 'ok' });
+    await pending;
+    await runAll(t, 200);
+    expect(t.info().endpoints[0]?.concurrencyLimit).toBe(8);
+  });
+
+  it('a lone endpoint dropping every other connection answers every call', async () => {
+    const s = await server({ latencyMs: 10, alternate: { mode: 'drop' } });
+    const t = transport([s.url]);
+    const answers = await runAll(t, 20);
+    expect(answers).toHaveLength(20);
+    expect(s.stats.answered).toBe(20);
+    expect(answers.some((a) => a.retries > 0)).toBe(true);
+  });
+
+  it('a lone dead endpoint is retried until the deadline (never a fixed number of attempts)', async () => {
+    const t = transport([await deadPortUrl()], { deadlineMs: 600, breaker: { consecutiveFailures: 1, baseEjectionMs: 10_000, maxEjectionMs: 10_000 } });
+    const error = await rejectionOf(t.complete(call()), JudgeTransportError);
+    expect(error).toMatchObject({ kind: 'deadline', last: 'connection' });
+    // Ejected after the first failure for 10 s, yet retried within the 600 ms: panic routing.
+    expect(error.attempts).toBeGreaterThanOrEqual(3);
   });
 });
 

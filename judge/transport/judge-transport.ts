@@ -61,6 +61,7 @@ export class JudgeTransport {
       breaker: this.config.breaker,
       estimatedTokensPerRequest: this.config.estimatedTokensPerRequest,
       requestTimeoutMs: this.config.requestTimeoutMs,
+      adaptiveConcurrency: this.config.adaptiveConcurrency,
       emit: (event: TransportEvent) => this.log(event),
       changed: () => this.router.pump(),
     };
@@ -143,7 +144,8 @@ export class JudgeTransport {
 /** One complete() call: its attempts, hedge, retries, deadline. */
 class CallRun {
   private readonly startedAt: number;
-  private readonly deadline: number;
+  /** Set when the first attempt goes out: the time in our own waiting line does not count. */
+  private deadline = Infinity;
   private readonly body: ChatBodyText;
   private readonly running = new Set<RunningAttempt>();
   private readonly tried = new Set<JudgeEndpoint>();
@@ -165,7 +167,6 @@ class CallRun {
     private readonly settle: (outcome: ChatAnswer | JudgeTransportError) => void,
   ) {
     this.startedAt = transport.now();
-    this.deadline = this.startedAt + transport.config.deadlineMs;
     // The model differs per endpoint: written at each attempt.
     this.body = new ChatBodyText(call);
   }
@@ -176,7 +177,6 @@ class CallRun {
       return;
     }
     this.call.signal?.addEventListener('abort', this.onCallerAbort, { once: true });
-    this.deadlineTimer = setTimeout(() => this.fail('deadline', `deadline of ${this.transport.config.deadlineMs} ms passed`), this.transport.config.deadlineMs);
     this.requestSlot('first');
   }
 
@@ -210,6 +210,14 @@ class CallRun {
   private startAttempt(lease: Lease, role: AttemptRole): void {
     const transport = this.transport;
     this.attempts++;
+    if (this.attempts === 1) {
+      const deadlineMs = transport.config.deadlineMs;
+      this.deadline = transport.now() + deadlineMs;
+      this.deadlineTimer = setTimeout(() => {
+        const last = this.lastFailure;
+        this.fail('deadline', `deadline of ${deadlineMs} ms passed after ${this.attempts} attempts${last === undefined ? ' (none answered)' : `; last: ${last.endpoint}: ${last.message}`}`);
+      }, deadlineMs);
+    }
     this.tried.add(lease.endpoint);
     if (role === 'retry') {
       this.retries++;
@@ -265,7 +273,7 @@ class CallRun {
   private maybeHedge(attempt: RunningAttempt): void {
     attempt.hedgeTimer = undefined;
     if (this.done || this.hedged || !this.running.has(attempt) || this.waitingRole !== undefined) return;
-    if (this.attempts >= this.transport.config.maxAttempts || !this.transport.mayHedge(attempt.lease.probe)) return;
+    if (!this.transport.mayHedge(attempt.lease.probe)) return;
     // Counted when asked for, not when its slot comes: calls whose hedge timers fire together must
     // not all pass the cap before any of them is granted a slot.
     this.transport.count('hedges');
@@ -306,14 +314,9 @@ class CallRun {
     if (this.running.size > 0) return;
     // A hedge still waiting for a slot becomes the retry.
     if (this.waitingRole === 'hedge') this.cancelSlotRequest();
-    if (this.attempts >= this.transport.config.maxAttempts) {
-      const kind: JudgeTransportErrorKind = result.kind === 'bad-response' ? 'bad-response' : 'exhausted';
-      this.fail(kind, `${this.attempts} attempts failed; last: ${lease.endpoint.url}: ${result.message}`);
-      return;
-    }
     const delay = backoffMs(this.retries + 1, this.transport.config.backoff, this.transport.random);
     if (this.transport.now() + delay >= this.deadline) {
-      this.fail('deadline', `deadline of ${this.transport.config.deadlineMs} ms passes during the backoff; last: ${lease.endpoint.url}: ${result.message}`);
+      this.fail('deadline', `deadline of ${this.transport.config.deadlineMs} ms passes during the backoff after ${this.attempts} attempts; last: ${lease.endpoint.url}: ${result.message}`);
       return;
     }
     if (result.retryAfterMs !== undefined) this.transport.addRateLimitWait(result.retryAfterMs);
@@ -351,6 +354,7 @@ class CallRun {
         attempts: this.attempts,
         status: kind === 'aborted' ? undefined : last?.status,
         endpoint: last?.endpoint,
+        last: last?.kind,
       }),
     );
   }

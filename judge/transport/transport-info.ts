@@ -7,6 +7,8 @@ export interface EndpointInfo {
   readonly state: BreakerView;
   readonly inFlight: number;
   readonly maxConcurrent: number;
+  /** Requests allowed in flight now: maxConcurrent, lowered after 429s / 503s and climbing back on successes (AIMD). */
+  readonly concurrencyLimit: number;
   /** Successful answers. */
   readonly served: number;
   /** Failed attempts that count against the breaker (plus failed metrics probes). */
@@ -44,4 +46,5 @@ export type TransportEvent =
   | { readonly type: 'restored'; readonly endpoint: string }
   | { readonly type: 'hedge'; readonly from: string; readonly to: string; readonly afterMs: number }
   | { readonly type: 'rate-limited'; readonly endpoint: string; readonly until: number }
+  | { readonly type: 'concurrency-lowered'; readonly endpoint: string; readonly limit: number }
   | { readonly type: 'load-probe-failed'; readonly endpoint: string; readonly down: boolean; readonly message: string };

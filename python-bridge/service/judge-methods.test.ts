@@ -118,7 +118,7 @@ describe('judge.score and judge.scoreBatch on gear serve', () => {
     expect(new Set(inline.map((r) => r.reward)).size).toBe(2);
     for (const r of inline) expect(Object.keys(r)).toEqual(expect.arrayContaining(['judgments', 'extras']));
     for (const r of shared) {
-      expect(Object.keys(r).sort()).toEqual(['also', 'effective', 'failedCriteria', 'host', 'index', 'judge', 'method', 'nativeReward', 'reward']);
+      expect(Object.keys(r).sort()).toEqual(['also', 'effective', 'failedCriteria', 'failures', 'host', 'index', 'judge', 'method', 'nativeReward', 'reward']);
       expect(Object.keys(r.judge)).toEqual(['stats']);
     }
     // The second call's verdicts came from the judge's cache (same prompts), which its stats count.
@@ -157,13 +157,16 @@ describe('judge.score and judge.scoreBatch on gear serve', () => {
     expect(endpoint.stats().received).toBe(1);
   });
 
-  it('scores an endpoint returning 500s as failed criteria, never as credit', async () => {
+  it('scores an endpoint returning 500s until the deadline as failed criteria, never as credit, each with its reason', async () => {
     const endpoint = await fake({ mode: 'status', status: 500 });
     const { service, client } = await serviceWithJudge(undefined);
-    service.context.judge = JudgeRuntime.create({ transport: { endpoints: [{ url: endpoint.url }], maxAttempts: 2, backoff: { baseMs: 1, capMs: 2 } } });
-    const reply = await client.call<JudgeReply>('judge.score', { host: 'gear', aggregator: 'flat', row, response: 'x' });
+    service.context.judge = JudgeRuntime.create({ transport: { endpoints: [{ url: endpoint.url }], deadlineMs: 300, backoff: { baseMs: 1, capMs: 2 } } });
+    const reply = await client.call<JudgeReply & { failures: { id: string; reason: string }[] }>('judge.score', { host: 'gear', aggregator: 'flat', row, response: 'x' });
     const penalties = rubric.reduce((s, c) => s + (c.points < 0 ? c.points : 0), 0);
     expect(reply.failedCriteria).toBe(rubric.length);
+    // Retried for the whole deadline (not a fixed count), then reported per criterion.
+    expect(endpoint.stats().received).toBeGreaterThan(5);
+    expect(reply.failures.map((f) => f.reason)).toEqual(rubric.map(() => 'deadline'));
     expect(reply.reward).toBe(penalties / positive);
     const info = await client.call<{ responses: number; totals: { failedRequests: number } }>('judge.info');
     expect(info).toMatchObject({ responses: 1, totals: { failedRequests: 1 } });

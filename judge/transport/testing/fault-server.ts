@@ -10,10 +10,13 @@ import type { AddressInfo, Socket } from 'node:net';
  * - hang: accepts and never answers (chat and /metrics);
  * - status: answers `status` (with Retry-After `retryAfter` when given) at once;
  * - garbage: 200 with a body that is not JSON; empty: 200 with empty content;
- * - reset: drops every connection as soon as it is made.
+ * - reset: drops every connection as soon as it is made;
+ * - drop: reads the request, then drops its connection without an answer.
+ * `alternate` applies other settings to every other chat request (the 1st, 3rd, ...): a
+ * rate-limited API answering every other request with 429, a flaky server with 500.
  * GET /metrics publishes vllm:num_requests_running / waiting.
  */
-export type FaultMode = 'ok' | 'hang' | 'status' | 'garbage' | 'empty' | 'reset';
+export type FaultMode = 'ok' | 'hang' | 'status' | 'garbage' | 'empty' | 'reset' | 'drop';
 
 export interface FaultBehaviour {
   mode: FaultMode;
@@ -24,6 +27,8 @@ export interface FaultBehaviour {
   retryAfter?: string;
   retryAfterMs?: string;
   batch?: number;
+  /** Settings for the 1st, 3rd, 5th, ... chat request instead (the others get the rest). */
+  alternate?: Partial<Omit<FaultBehaviour, 'alternate'>>;
 }
 
 export interface FaultServerStats {
@@ -97,11 +102,14 @@ export async function startFaultServer(initial: Partial<FaultBehaviour> = {}, op
     if (next !== undefined) next();
   };
 
-  const answerChat = (body: Record<string, unknown>, res: ServerResponse): void => {
-    const b = behaviour;
+  const answerChat = (body: Record<string, unknown>, res: ServerResponse, n: number): void => {
+    const b = behaviour.alternate !== undefined && n % 2 === 1 ? { ...behaviour, ...behaviour.alternate } : behaviour;
     switch (b.mode) {
       case 'hang':
       case 'reset':
+        return;
+      case 'drop':
+        res.socket?.destroy();
         return;
       case 'status': {
         const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -187,7 +195,7 @@ export async function startFaultServer(initial: Partial<FaultBehaviour> = {}, op
       res.on('close', () => {
         if (!res.writableFinished) stats.abandoned++;
       });
-      answerChat(body, res);
+      answerChat(body, res, stats.requests.length);
     });
   };
 
