@@ -37,9 +37,9 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-async function judgeWith(server: { url: string }, options: JudgeOptionsInput = {}, aggregator: 'flat' | 'gear' = 'flat', cacheFile?: string) {
+async function judgeWith(server: { url: string }, options: JudgeOptionsInput = {}, aggregator: 'flat' | 'gear' = 'flat', cacheFile?: string, deadlineMs = 4000) {
   const runtime = JudgeRuntime.create({
-    transport: { endpoints: [{ url: server.url, model: 'scripted' }], requestTimeoutMs: 2000, deadlineMs: 4000, backoff: { baseMs: 10, capMs: 50 } },
+    transport: { endpoints: [{ url: server.url, model: 'scripted' }], requestTimeoutMs: 2000, deadlineMs, backoff: { baseMs: 10, capMs: 50 } },
     ...(cacheFile === undefined ? {} : { cache: { file: cacheFile } }),
   });
   runtimes.push(runtime);
@@ -104,6 +104,8 @@ describe('judging a real HealthBench row through the RuscaRL grader', () => {
     expect(official.reward).toBe(0);
     expect(pessimistic.criteria[negative]).toMatchObject({ p: 1, met: true, status: 'invalid-value', pVerbalized: null });
     expect(pessimistic.failedCriteria).toBe(1);
+    // The model's answer, not the transport: reason 'unread'.
+    expect(pessimistic.failures).toEqual([{ index: negative, id: `r${negative + 1}`, reason: 'unread', detail: expect.any(String) }]);
     // First ask + 2 re-asks of the unread criterion, in either policy.
     expect(pessimistic.judge.stats.reasks).toBe(2);
     expect(official.judge.stats.requests).toBe(criteria.length + 2);
@@ -120,8 +122,33 @@ describe('judging a real HealthBench row through the RuscaRL grader', () => {
     expect(result.reward).toBe(penalties / positiveSum);
     expect(result.failedCriteria).toBe(criteria.length);
     expect(result.judge.stats.failedRequests).toBe(criteria.length);
+    // Retried until the 4 s deadline, then reported per criterion with why.
+    expect(result.failures.map((f) => f.reason)).toEqual(criteria.map(() => 'deadline'));
     // Failed requests are not re-asked: the transport already retried them.
     expect(result.judge.stats.reasks).toBe(0);
+  });
+
+  describe('with an endpoint that is faulty but alive, every criterion is answered and the reward is the healthy one', () => {
+    const healthyReward = criteria.reduce((s, c, i) => s + (metByScript(i) ? c.points : 0), 0) / positiveSum;
+    const faults: [string, (n: number) => Partial<import('../testing/fake-openai-server.js').Behaviour> | undefined][] = [
+      // Retry-After in seconds, fractional to keep the test short (whole seconds: the transport's tests and bench/judge-routing.ts).
+      ['429 with Retry-After: 0.2 on every other request', (n) => (n % 2 === 1 ? { mode: 'status', status: 429, retryAfter: '0.2' } : undefined)],
+      ['500 on every other request', (n) => (n % 2 === 1 ? { mode: 'status', status: 500 } : undefined)],
+      ['garbage bodies on every other request', (n) => (n % 2 === 1 ? { mode: 'garbage', garbage: 'truncated-json' } : undefined)],
+      ['its first three requests hanging (past the 2 s attempt timeout)', (n) => (n <= 3 ? { mode: 'hang' } : undefined)],
+    ];
+    for (const [name, fault] of faults) {
+      it(name, async () => {
+        const server = await startFakeOpenAi({ answer: (request) => verdict(metByScript(criterionOf(request))), behave: (_request, n) => fault(n) });
+        servers.push(server);
+        const result = await judgeWith(server, {}, 'flat', undefined, 60_000);
+        expect(result.reward).toBe(healthyReward);
+        expect(result.failedCriteria).toBe(0);
+        expect(result.failures).toEqual([]);
+        expect(result.judge.stats.failedRequests).toBe(0);
+        expect(result.judge.stats.retries).toBeGreaterThan(0);
+      }, 60_000);
+    }
   });
 
   it('answers a second run from the cache file: zero LLM calls, identical result', async () => {
