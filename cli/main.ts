@@ -62,12 +62,17 @@ const COMMAND_HELP: Readonly<Record<string, string>> = {
       Judges each JSONL line {"row": <host row>, "response": "..."} with the LLM at the
       OpenAI-compatible endpoints (vLLM, SGLang, llama.cpp server, hosted APIs) and scores it. Writes
       what gear score writes plus failed_criteria, the judge's stats and raw outputs (judge_outputs
-      re-scores offline with gear score), in input order. Progress on stderr. --cache FILE keeps every
+      re-scores offline with gear score), in input order (a slow row never stops the next ones from
+      starting: finished rows wait for it). --concurrency N rows in flight, by default the endpoints'
+      capacity (the sum of --max-concurrent-requests over them). Progress on stderr. --cache FILE keeps every
       judge answer in SQLite: a re-run (another aggregator, or after an interruption) makes no LLM
       call for answers it has. Defaults: the official GEAR judge's decoding (temperature 0, top_p 0.8,
       top_k 20, max_tokens 1024, Qwen3 thinking off), seed 0, 2 re-asks of unread criteria, and an
       unread criterion counts against the response (pessimistic). Also reads GEAR_JUDGE_URL,
-      GEAR_JUDGE_MODEL, GEAR_JUDGE_API_KEY, GEAR_JUDGE_MAX_CONCURRENT, GEAR_JUDGE_TIMEOUT, GEAR_JUDGE_CACHE.
+      GEAR_JUDGE_MODEL, GEAR_JUDGE_API_KEY, GEAR_JUDGE_MAX_CONCURRENT, GEAR_JUDGE_TIMEOUT, GEAR_JUDGE_DEADLINE,
+      GEAR_JUDGE_CACHE. Transport faults (429, 408, 5xx, connection errors, timeouts, garbage bodies)
+      are retried until --deadline SECONDS per request (default 300, from its first send); only a
+      request still unanswered then fails its criteria (failures: the reason per criterion).
 `,
   'sample-rows': `  gear sample-rows [--host gear|ruscarl] [--limit N] [--responses N]
       Prints gear judge input lines from the bundled HealthBench rows (MIT): each row in the host's
@@ -251,7 +256,8 @@ async function main(argv: string[]): Promise<number> {
       judge,
       input: values.input,
       output: values.output,
-      concurrency: intFlag('--concurrency', values.concurrency, 8, 1),
+      // Default: the endpoints' capacity (the sum of --max-concurrent-requests over them).
+      concurrency: values.concurrency === undefined ? undefined : intFlag('--concurrency', values.concurrency, 1, 1),
       explain: values.explain === true,
       stdin: process.stdin,
       stdout: process.stdout,

@@ -10,6 +10,8 @@ import { errorRecord } from '../io/error-record.js';
 import { criterionRecord } from '../io/criterion-record.js';
 import { explainHostRecord } from './explain-host-record.js';
 import { JudgeProgress } from '../io/judge-progress.js';
+import { OrderedWindow } from '../io/ordered-window.js';
+import { TransportConfigSchema } from '../../judge/transport/endpoint-config.js';
 
 export interface JudgeArgs {
   readonly host: SupportedHost;
@@ -18,8 +20,11 @@ export interface JudgeArgs {
   readonly judge: JudgeRuntimeConfig;
   readonly input?: string | undefined;
   readonly output?: string | undefined;
-  /** Rows judged at the same time (their requests share the endpoints' slots). */
-  readonly concurrency: number;
+  /**
+   * Rows judged at the same time (their requests share the endpoints' slots). Default: the
+   * endpoints' capacity, the sum of their maxConcurrent (rowsInFlight).
+   */
+  readonly concurrency?: number | undefined;
   /** Adds each line's `explain` block (all four aggregators, the graph, core's explanation). */
   readonly explain?: boolean | undefined;
   readonly stdin: Readable;
@@ -73,10 +78,24 @@ function parseLine(text: string): Parsed {
 }
 
 /**
+ * Rows in flight by default: the endpoints' capacity, the sum of their maxConcurrent (what the
+ * transport lets out at once). Each row makes at least one request, so that many rows keep every
+ * slot busy; a row of many criteria queues its other requests behind them, in the transport's line.
+ */
+export function rowsInFlight(judge: JudgeRuntimeConfig): number {
+  return TransportConfigSchema.parse(judge.transport).endpoints.reduce((sum, e) => sum + e.maxConcurrent, 0);
+}
+
+/** Rows started but not yet written, at most this many times the rows in flight (the reordering buffer's bound). */
+const UNWRITTEN_PER_ROW_IN_FLIGHT = 16;
+
+/**
  * `gear judge`: each JSONL line `{"row": <host row>, "response": "..."}` is judged by the LLM at
- * the configured endpoints and scored; output lines come in input order. A bad line (or a row the
- * judge could not score under the `error` policy) is an error line and the rest still run.
- * Returns the number of error lines.
+ * the configured endpoints and scored; output lines come in input order. A slow row does not stop
+ * the next ones from starting: finished rows wait in a buffer until the rows before them are
+ * written (up to 16 x the rows in flight started but unwritten). A bad line (or a row the judge
+ * could not score under the `error` policy) is an error line and the rest still run. Returns the
+ * number of error lines.
  */
 export async function runJudge(args: JudgeArgs): Promise<number> {
   const adapter = resolveAdapter(createGearContainer(args.aggregator, args.options), args.host);
@@ -84,7 +103,7 @@ export async function runJudge(args: JudgeArgs): Promise<number> {
   const source = args.input !== undefined ? createReadStream(args.input) : args.stdin;
   const sink = args.output !== undefined ? createWriteStream(args.output) : args.stdout;
   const progress = new JudgeProgress('gear judge', args.stderr, () => runtime.info());
-  const pending: Promise<Record<string, unknown>>[] = [];
+  const concurrency = args.concurrency ?? rowsInFlight(args.judge);
   let lines = 0;
   let errors = 0;
 
@@ -94,28 +113,27 @@ export async function runJudge(args: JudgeArgs): Promise<number> {
     progress.rowDone(errors);
   };
 
+  const window = new OrderedWindow<Record<string, unknown>>(concurrency, UNWRITTEN_PER_ROW_IN_FLIGHT * concurrency, write);
+
   try {
     for await (const { number, text } of readLines(source)) {
       if (text.trim() === '') continue;
       lines++;
-      pending.push(
-        (async () => {
-          try {
-            const parsed = parseLine(text);
-            const result = await runtime.judge(adapter, parsed.row, parsed.response).catch((error: unknown) => {
-              throw error instanceof GearError && error.code === 'invalid_input' ? error.under(['row']) : error;
-            });
-            const record = judgeRecord(number, parsed.id, result);
-            return args.explain === true ? { ...record, explain: explainHostRecord(adapter.format, parsed.row, result.criteria, args.options) } : record;
-          } catch (error) {
-            return errorRecord(number, error);
-          }
-        })(),
-      );
-      // Keep at most `concurrency` rows in flight; write finished rows in input order.
-      while (pending.length >= args.concurrency) await write(await (pending.shift() as Promise<Record<string, unknown>>));
+      await window.room();
+      window.start(async () => {
+        try {
+          const parsed = parseLine(text);
+          const result = await runtime.judge(adapter, parsed.row, parsed.response).catch((error: unknown) => {
+            throw error instanceof GearError && error.code === 'invalid_input' ? error.under(['row']) : error;
+          });
+          const record = judgeRecord(number, parsed.id, result);
+          return args.explain === true ? { ...record, explain: explainHostRecord(adapter.format, parsed.row, result.criteria, args.options) } : record;
+        } catch (error) {
+          return errorRecord(number, error);
+        }
+      });
     }
-    while (pending.length > 0) await write(await (pending.shift() as Promise<Record<string, unknown>>));
+    await window.drain();
   } finally {
     progress.finish(lines, errors);
     await runtime.close();

@@ -36,7 +36,7 @@ function num(flag: string, text: string | undefined, integer: boolean, min: numb
 
 /**
  * The judge configuration from flags, falling back to GEAR_JUDGE_URL, GEAR_JUDGE_MODEL,
- * GEAR_JUDGE_API_KEY, GEAR_JUDGE_MAX_CONCURRENT, GEAR_JUDGE_TIMEOUT and GEAR_JUDGE_CACHE; undefined
+ * GEAR_JUDGE_API_KEY, GEAR_JUDGE_MAX_CONCURRENT, GEAR_JUDGE_TIMEOUT, GEAR_JUDGE_DEADLINE and GEAR_JUDGE_CACHE; undefined
  * when no endpoint is given (a server without a judge answers judge.* with an error that says so).
  */
 export function judgeConfigFromFlags(values: JudgeFlagValues, env: NodeJS.ProcessEnv): JudgeRuntimeConfig | undefined {
@@ -46,7 +46,7 @@ export function judgeConfigFromFlags(values: JudgeFlagValues, env: NodeJS.Proces
   const apiKey = values['api-key'] ?? (env['GEAR_JUDGE_API_KEY'] || undefined);
   const maxConcurrent = num('--max-concurrent-requests', values['max-concurrent-requests'] ?? env['GEAR_JUDGE_MAX_CONCURRENT'], true, 1);
   const timeout = num('--timeout', values.timeout ?? env['GEAR_JUDGE_TIMEOUT'], false, 0.001);
-  const deadline = num('--deadline', values.deadline, false, 0.001);
+  const deadline = num('--deadline', values.deadline ?? env['GEAR_JUDGE_DEADLINE'], false, 0.001);
   const rpm = num('--rpm', values.rpm, false, 0.001);
   const tpm = num('--tpm', values.tpm, false, 1);
   let endpoints;
