@@ -382,6 +382,22 @@ describe('hedging', () => {
     expect(t.info().endpoints[0]).toMatchObject({ inFlight: 0, failures: 1 });
   });
 
+  it('hedges an attempt the budget held back once the budget has room (a hanging endpoint never costs the whole timeout)', async () => {
+    const hang = await server({ mode: 'hang' });
+    const good = await server({ latencyMs: 10 });
+    const t = transport([hang.url, good.url], { requestTimeoutMs: 60_000, hedge: { minDelayMs: 50, maxHedgeFraction: 0.5 } });
+    // The first call goes to the hanging endpoint (ties go to the first); with 1 call made, the
+    // budget (0.5 x 1) has no room for its hedge.
+    const first = t.complete(call('first'));
+    await until(() => hang.stats.requests.length === 1);
+    // A second call makes room for one hedge: the first call's is sent on its next look.
+    const second = await t.complete(call('second'));
+    expect(second.endpoint).toBe(good.url);
+    const answer = await first;
+    expect(answer).toMatchObject({ endpoint: good.url, hedged: true });
+    expect(t.info().totals.hedges).toBe(1);
+  });
+
   it('stays within maxHedgeFraction', async () => {
     const hang = await server({ mode: 'hang' });
     const good = await server({ latencyMs: 10 });

@@ -273,7 +273,14 @@ class CallRun {
   private maybeHedge(attempt: RunningAttempt): void {
     attempt.hedgeTimer = undefined;
     if (this.done || this.hedged || !this.running.has(attempt) || this.waitingRole !== undefined) return;
-    if (!this.transport.mayHedge(attempt.lease.probe)) return;
+    if (!this.transport.mayHedge(attempt.lease.probe)) {
+      // Over the hedge budget now: look again after another delay, as the budget grows with the
+      // calls made. Given up here, an attempt to a hanging endpoint waited for its whole timeout
+      // (with the deadline as long as the timeout, its call failed) whenever the calls that found
+      // the hang came before the budget had room, as the first rows of `gear judge` do.
+      if (this.transport.hedging()) attempt.hedgeTimer = setTimeout(() => this.maybeHedge(attempt), this.transport.hedgeDelayMs());
+      return;
+    }
     // Counted when asked for, not when its slot comes: calls whose hedge timers fire together must
     // not all pass the cap before any of them is granted a slot.
     this.transport.count('hedges');
