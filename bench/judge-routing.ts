@@ -49,8 +49,12 @@ function syntheticResponse(criteria: readonly string[], rollout: number): string
     .join('\n\n');
 }
 
-/** The step's judge requests, built by the official-gear adapter from the bundled HealthBench rows. */
-export function grpoStepJudgeRequests(): ChatMessage[][] {
+/**
+ * The step's rows in the official GEAR format (112 HealthBench prompts x 8 rollouts), with their
+ * responses. `distinct`: each response names its prompt and rollout, so no two are the same text
+ * (through the judge client, equal prompts are one request: its cache and single flight).
+ */
+export function grpoStepRows(distinct = false): { row: { prompt: unknown[]; reward_model: unknown }; response: string }[] {
   const bundled = loadBundledRubrics(['healthbench']);
   const prompts = new Map<string, unknown[]>();
   for (const file of ['oss_eval_first30.jsonl', 'consensus_context_seeking_first12.jsonl']) {
@@ -59,15 +63,22 @@ export function grpoStepJudgeRequests(): ChatMessage[][] {
       .filter((l) => l.trim() !== '')
       .forEach((line, k) => prompts.set(`healthbench/${file}:${k + 1}`, (JSON.parse(line) as { prompt: unknown[] }).prompt));
   }
-  const format = createOfficialGearFormat();
-  const requests: ChatMessage[][] = [];
+  const rows: { row: { prompt: unknown[]; reward_model: unknown }; response: string }[] = [];
   for (let p = 0; p < PROMPTS; p++) {
     const b = bundled[p % bundled.length] as (typeof bundled)[number];
-    const row = format.parseRow({ prompt: prompts.get(b.key), reward_model: b.rewardModel });
+    const row = { prompt: prompts.get(b.key) ?? [], reward_model: b.rewardModel };
     const criteria = b.rewardModel.rubrics.map((r) => r.criterion);
-    for (let r = 0; r < ROLLOUTS; r++) {
-      for (const req of format.buildJudgeRequests(row, syntheticResponse(criteria, r))) requests.push(req.messages.map((m) => ({ ...m })));
-    }
+    for (let r = 0; r < ROLLOUTS; r++) rows.push({ row, response: `${syntheticResponse(criteria, r)}${distinct ? `\n\n(prompt ${p}, rollout ${r})` : ''}` });
+  }
+  return rows;
+}
+
+/** The step's judge requests, built by the official-gear adapter from the bundled HealthBench rows. */
+export function grpoStepJudgeRequests(): ChatMessage[][] {
+  const format = createOfficialGearFormat();
+  const requests: ChatMessage[][] = [];
+  for (const { row, response } of grpoStepRows()) {
+    for (const req of format.buildJudgeRequests(format.parseRow(row), response)) requests.push(req.messages.map((m) => ({ ...m })));
   }
   return requests;
 }

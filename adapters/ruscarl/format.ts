@@ -7,6 +7,7 @@ import { buildGraderRequest } from './judge-prompt.js';
 import { parseGraderOutput } from './judge-parse.js';
 import { ruscarlReward } from './native-reward.js';
 import { buildScaffold, RUSCARL_HEALTHBENCH_SCHEDULE, type ScaffoldItem } from './scaffold.js';
+import { pointsWrittenAsFloat } from '../points-form.js';
 
 const RubricItemSchema = z.looseObject({
   criterion: z.string(),
@@ -68,7 +69,10 @@ export function createRuscarlFormat(options: RuscarlFormatOptions = {}): HostFor
       } catch (error) {
         throw error instanceof GearError ? error.under(['reward_model']) : error;
       }
-      return { conversation: row.prompt, rubric, items: rubrics.map((r) => ({ criterion: r.criterion, points: r.points })) };
+      // The items as given (zod's output is a copy): whether each one's points were written as a float.
+      const given = (input as { reward_model: { rubrics: unknown[] } }).reward_model.rubrics;
+      const items = rubrics.map((r, i) => ({ criterion: r.criterion, points: r.points, ...(pointsWrittenAsFloat(given[i]) ? { pointsAreFloat: true } : {}) }));
+      return { conversation: row.prompt, rubric, items };
     },
 
     toRubric: (row) => row.rubric,

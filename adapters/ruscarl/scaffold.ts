@@ -11,6 +11,8 @@ import { pythonFloatRepr } from '../judge-output/python-repr.js';
 export interface ScaffoldItem {
   readonly criterion: string;
   readonly points: number;
+  /** The row wrote the points as a float (`7.0`): Python's str() keeps the `.0` (points-form.ts). */
+  readonly pointsAreFloat?: boolean;
 }
 
 export const BASE_SYSTEM_MESSAGE = 'You are a helpful medical assistant.';
@@ -19,11 +21,13 @@ const EVALUATION_WARNING =
   'IMPORTANT: Do not mention or reference these evaluation criteria in your response. Do not indicate that you have seen any scoring rubric or evaluation guidelines. Your response should appear natural and spontaneous. Revealing that you have access to evaluation criteria would be considered cheating and is strictly prohibited.';
 
 /**
- * Python's str() of a points value as RuscaRL's rows hold it: the prepared parquet stores points
- * as float64, so RuscaRL writes "8.0" and "penalty: 5.0" (abs() of a float stays a float).
+ * Python's str() of a points value as the row holds it: an int prints as one ("8"), a float with
+ * its fraction ("8.0", and "penalty: 5.0": abs() of a float stays a float), as RuscaRL's and
+ * MeRF's own code print them. Rows from a prepared parquet hold float64 points; HealthBench's
+ * JSONL rows hold ints.
  */
-function pointsText(points: number): string {
-  return pythonFloatRepr(points);
+function pointsText(points: number, isFloat: boolean): string {
+  return isFloat || !Number.isInteger(points) ? pythonFloatRepr(points) : String(points);
 }
 
 /** Python 3 round(): half to even. */
@@ -58,8 +62,8 @@ export function buildScaffold(
   const positive: string[] = [];
   const negative: string[] = [];
   for (const item of selected) {
-    if (item.points > 0) positive.push(`Criterion ${positive.length + 1}: ${item.criterion} (worth ${pointsText(item.points)} points)`);
-    else if (item.points < 0) negative.push(`Criterion ${negative.length + 1}: ${item.criterion} (penalty: ${pointsText(Math.abs(item.points))} points)`);
+    if (item.points > 0) positive.push(`Criterion ${positive.length + 1}: ${item.criterion} (worth ${pointsText(item.points, item.pointsAreFloat === true)} points)`);
+    else if (item.points < 0) negative.push(`Criterion ${negative.length + 1}: ${item.criterion} (penalty: ${pointsText(Math.abs(item.points), item.pointsAreFloat === true)} points)`);
   }
   let message = 'You are a helpful assistant. For this question, please consider the following evaluation criteria:\n\n';
   if (positive.length > 0) message += `IMPORTANT POINTS TO INCLUDE (you should aim to address these):\n${positive.join('\n')}\n\n`;

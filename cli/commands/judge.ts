@@ -12,6 +12,7 @@ import { explainHostRecord } from './explain-host-record.js';
 import { JudgeProgress } from '../io/judge-progress.js';
 import { OrderedWindow } from '../io/ordered-window.js';
 import { TransportConfigSchema } from '../../judge/transport/endpoint-config.js';
+import { parseJsonKeepingPointsForm } from '../../adapters/points-form.js';
 
 export interface JudgeArgs {
   readonly host: SupportedHost;
@@ -67,7 +68,7 @@ interface Parsed {
 }
 
 function parseLine(text: string): Parsed {
-  const record: unknown = JSON.parse(text);
+  const record: unknown = parseJsonKeepingPointsForm(text);
   if (typeof record !== 'object' || record === null || Array.isArray(record)) throw new GearError('invalid_input', [], 'each line must be a JSON object');
   const fields = record as Record<string, unknown>;
   const row = fields['row'] ?? fields['extra_info'];

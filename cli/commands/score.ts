@@ -9,6 +9,7 @@ import { Progress } from '../io/progress.js';
 import { errorRecord } from '../io/error-record.js';
 import { criterionRecord } from '../io/criterion-record.js';
 import { explainHostRecord } from './explain-host-record.js';
+import { parseJsonKeepingPointsForm } from '../../adapters/points-form.js';
 
 export interface ScoreArgs {
   readonly host: SupportedHost;
@@ -45,7 +46,7 @@ export async function runScore(args: ScoreArgs): Promise<number> {
     lines += 1;
     let out: Record<string, unknown>;
     try {
-      const record: unknown = JSON.parse(text);
+      const record: unknown = parseJsonKeepingPointsForm(text);
       if (typeof record !== 'object' || record === null || Array.isArray(record)) {
         throw new GearError('invalid_input', [], 'each line must be a JSON object');
       }

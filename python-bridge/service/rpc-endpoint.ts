@@ -12,6 +12,7 @@ import { RpcErrorCode, createErrorMapper } from './rpc-errors.js';
 import { limitExceeded, shuttingDown } from './service-error.js';
 import { checkParamsDepth } from './params-depth.js';
 import type { ServiceContext } from './service-context.js';
+import { parseJsonKeepingPointsForm } from '../../adapters/points-form.js';
 
 const KNOWN = new Set(METHOD_NAMES);
 
@@ -69,7 +70,8 @@ export class RpcEndpoint {
     }
     let message: unknown;
     try {
-      message = JSON.parse(text);
+      // Keeps whether a rubric item's integral points were written as a float (the side texts print 7 and 7.0 as the hosts do).
+      message = parseJsonKeepingPointsForm(text);
     } catch {
       return createJSONRPCErrorResponse(null, RpcErrorCode.ParseError, 'Parse error: the frame is not valid JSON (NaN and Infinity are not JSON)');
     }
