@@ -2,7 +2,11 @@
  * A mixed load against one `gear serve` process for `--minutes` (default 10), printing its RSS
  * every `--every` seconds (default 30): the memory curve of issue 10, item 13. Outside CI.
  *
- *   node dist/bench/soak/soak.js [--minutes 10] [--every 30] [--clients 6]
+ *   node dist/bench/soak/soak.js [--minutes 10] [--every 30] [--clients 6] [--rubrics N]
+ *
+ * `--rubrics N`: the never-seen rubrics cycle over N distinct ones (all clients together), so
+ * the rubric cache settles at N rubrics (or at its byte bound); each sample also prints the
+ * cache's own accounting (server.info: rubricsCached, rubricCacheBytes) beside the RSS.
  *
  * Each client loops over a mix: GRPO steps (rubric.scoreBatch, 896 responses, and
  * rubric.scoreColumns) on a working set of rubrics, a stream of never-seen rubrics (cache churn),
@@ -17,7 +21,8 @@ import { memoryOf, startGear, cpuSecondsOf } from './gear-process.js';
 import { RawSocketPeer, WsPeer } from './ws-peer.js';
 import { realisticRubric } from './hostile-inputs.js';
 
-const { values } = parseArgs({ options: { minutes: { type: 'string' }, every: { type: 'string' }, clients: { type: 'string' } } });
+const { values } = parseArgs({ options: { minutes: { type: 'string' }, every: { type: 'string' }, clients: { type: 'string' }, rubrics: { type: 'string' } } });
+const distinctRubrics = values.rubrics === undefined ? undefined : Number(values.rubrics);
 const minutes = Number(values.minutes ?? 10);
 const every = Number(values.every ?? 30);
 const clientCount = Number(values.clients ?? 6);
@@ -55,7 +60,10 @@ async function client(url: string, k: number, until: number): Promise<void> {
     const batch = await peer.request('rubric.scoreBatch', { items: step, aggregator: round % 3 === 0 ? 'auto' : 'gear' });
     count(batch);
     if (batch.error?.code === -32001) await register();
-    for (let n = 0; n < 20; n++) count(await peer.request('rubric.register', { rubric: realisticRubric(fresh++) }));
+    for (let n = 0; n < 20; n++) {
+      const seed = distinctRubrics === undefined ? fresh++ : 1_000_000 + (fresh++ * clientCount + k) % distinctRubrics;
+      count(await peer.request('rubric.register', { rubric: realisticRubric(seed) }));
+    }
     const hosts = hostCases[round % hostCases.length]!;
     count(await peer.request('host.scoreBatch', { items: hosts }));
     count(await peer.request('host.requests', { host: hosts[0]!.host, row: hosts[0]!.row, response: hosts[0]!.response }));
@@ -99,18 +107,24 @@ const { rubricId } = (await setup.request('rubric.register', { rubric: realistic
 await setup.close();
 
 const curve: string[] = [];
-const sample = (): void => {
+const infoPeer = await WsPeer.open(server.url);
+const sample = async (): Promise<void> => {
   const { rssMiB, peakMiB } = memoryOf(server.pid);
-  const line = `| ${((Date.now() - started) / 60_000).toFixed(1)} | ${rssMiB.toFixed(0)} | ${peakMiB.toFixed(0)} | ${tally.requests} | ${cpuSecondsOf(server.pid).toFixed(0)} |`;
+  const info = (await infoPeer.request('server.info', {})).result as { rubricsCached?: number; rubricCacheBytes?: number } | undefined;
+  const line = `| ${((Date.now() - started) / 60_000).toFixed(1)} | ${rssMiB.toFixed(0)} | ${peakMiB.toFixed(0)} | ${info?.rubricsCached ?? '-'} | ${((info?.rubricCacheBytes ?? 0) / 2 ** 20).toFixed(1)} | ${tally.requests} | ${cpuSecondsOf(server.pid).toFixed(0)} |`;
   curve.push(line);
   process.stdout.write(`${line}\n`);
 };
-process.stdout.write(`soak: ${minutes} min, ${clientCount} clients + 1 that never reads, gear serve pid ${server.pid}\n| minutes | RSS MiB | peak MiB | requests | server CPU s |\n| --- | --- | --- | --- | --- |\n`);
-sample();
-const timer = setInterval(sample, every * 1000);
+process.stdout.write(
+  `soak: ${minutes} min, ${clientCount} clients + 1 that never reads${distinctRubrics === undefined ? '' : `, ${distinctRubrics} distinct churn rubrics`}, gear serve pid ${server.pid}\n` +
+    `| minutes | RSS MiB | peak MiB | rubrics cached | cache MiB (accounted) | requests | server CPU s |\n| --- | --- | --- | --- | --- | --- | --- |\n`,
+);
+await sample();
+const timer = setInterval(() => void sample(), every * 1000);
 await Promise.all([...Array.from({ length: clientCount }, (_, k) => client(server.url, k, until)), neverReads(server.url, rubricId, until)]);
 clearInterval(timer);
-sample();
+await sample();
+await infoPeer.close();
 const code = await server.stop();
 const done = server.logs.find((l) => l['event'] === 'shutdown_done');
 process.stdout.write(
