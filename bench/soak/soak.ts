@@ -6,7 +6,7 @@
  *
  * `--rubrics N`: the never-seen rubrics cycle over N distinct ones (all clients together), so
  * the rubric cache settles at N rubrics (or at its byte bound); each sample also prints the
- * cache's own accounting (server.info: rubricsCached, rubricCacheBytes) beside the RSS.
+ * cache's own accounting (server.health: rubricsCached, rubricCacheBytes) beside the RSS.
  *
  * Each client loops over a mix: GRPO steps (rubric.scoreBatch, 896 responses, and
  * rubric.scoreColumns) on a working set of rubrics, a stream of never-seen rubrics (cache churn),
@@ -110,7 +110,7 @@ const curve: string[] = [];
 const infoPeer = await WsPeer.open(server.url);
 const sample = async (): Promise<void> => {
   const { rssMiB, peakMiB } = memoryOf(server.pid);
-  const info = (await infoPeer.request('server.info', {})).result as { rubricsCached?: number; rubricCacheBytes?: number } | undefined;
+  const info = (await infoPeer.request('server.health', {})).result as { rubricsCached?: number; rubricCacheBytes?: number } | undefined;
   const line = `| ${((Date.now() - started) / 60_000).toFixed(1)} | ${rssMiB.toFixed(0)} | ${peakMiB.toFixed(0)} | ${info?.rubricsCached ?? '-'} | ${((info?.rubricCacheBytes ?? 0) / 2 ** 20).toFixed(1)} | ${tally.requests} | ${cpuSecondsOf(server.pid).toFixed(0)} |`;
   curve.push(line);
   process.stdout.write(`${line}\n`);
