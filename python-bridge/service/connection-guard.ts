@@ -100,6 +100,15 @@ export class ConnectionGuard {
     this.check(connection);
   }
 
+  /** A complete control frame (a client's keepalive ping, or a pong): its bytes are no pending frame. */
+  onControlFrame(connection: Connection, now: number): void {
+    this.totalBytes -= connection.partialBytes;
+    connection.partialBytes = 0;
+    connection.partialSince = undefined;
+    connection.completedInChunk = true;
+    connection.lastProgress = now;
+  }
+
   /** Bytes joined (a reply queued) or left (a frame answered, a reply written) the backlog. */
   adjust(connection: Connection, delta: number, now: number): void {
     connection.backlogBytes += delta;

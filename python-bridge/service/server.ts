@@ -100,6 +100,11 @@ export async function startServer(config: ServeConfig, version: string, logger: 
     // Registered after ws's own listener: by the time it runs, ws has parsed the chunk.
     const countChunk = (chunk: Buffer): void => guard.onChunk(connection, chunk.length, Date.now());
     socket.on('data', countChunk);
+    // Without this, a client's keepalive ping (no 'message') would start the frame clock and nothing
+    // would stop it: a call waiting on the judge lost its connection after frameTimeoutMs.
+    const controlFrame = (): void => guard.onControlFrame(connection, Date.now());
+    ws.on('ping', controlFrame);
+    ws.on('pong', controlFrame);
 
     ws.on('message', (data: RawData) => {
       if (connection.closing) {

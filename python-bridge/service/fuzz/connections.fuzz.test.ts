@@ -92,6 +92,20 @@ describe('a client that sends and never reads', () => {
 });
 
 describe('timeouts and connection caps', () => {
+  it('keeps a connection whose only frames are keepalive pings past the frame timeout', async () => {
+    await withServer(['--frame-timeout-ms', '300'], async (server) => {
+      const peer = await WsPeer.open(server.url);
+      for (let i = 0; i < 8; i++) {
+        peer.ws.ping();
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+      expect(peer.ws.readyState).toBe(peer.ws.OPEN);
+      expect((await peer.request('server.health')).result).toMatchObject({ status: 'ok' });
+      expect(server.logs.filter((l) => l['event'] === 'frame_timeout')).toHaveLength(0);
+      await peer.close();
+    });
+  });
+
   it('closes idle connections and half-sent frames, keeps busy ones, and caps connections per address', async () => {
     await withServer(['--idle-timeout-ms', '600', '--frame-timeout-ms', '600', '--max-connections-per-address', '8'], async (server) => {
       const idle = await WsPeer.open(server.url);
