@@ -11,7 +11,7 @@ import pytest
 
 from conftest import GEAR_CLI, GEAR_COMMAND
 from gear_bridge import EmbeddedServer, EmbeddedServerError, find_server_command
-from gear_bridge.embedded_server import SERVER_NODE_OPTIONS, server_environment
+from gear_bridge.server.embedded import SERVER_NODE_OPTIONS, server_environment
 from gear_bridge.sync import connect
 
 
@@ -84,12 +84,12 @@ def test_shared_server_is_reused_and_stopped_at_exit(tmp_path: Path) -> None:
     script = textwrap.dedent(
         """
         import sys
-        from gear_bridge.embedded_server import shared_server_url, _shared
+        from gear_bridge.server.embedded import shared_server_url, _shared
         from gear_bridge.sync import connect
         with connect() as a, connect() as b:
             assert a.url == b.url, (a.url, b.url)
             assert a.health()["connections"] == 2
-        import gear_bridge.embedded_server as es
+        import gear_bridge.server.embedded as es
         print(es._shared.pid, flush=True)
         """
     )

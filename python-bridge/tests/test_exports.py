@@ -25,7 +25,7 @@ def test_asyncio_and_sync_share_names() -> None:
 def test_modules_declare_their_api() -> None:
     """Every module of the package declares __all__ and each listed name exists."""
     for name in (
-        "protocol", "exceptions", "settings", "rows", "judge", "rubrics", "scoring", "embedded_server",
+        "protocol", "exceptions", "settings", "rows", "judge", "scoring", "server", "server.embedded", "server.machine",
         "asyncio.client", "sync.client", "convert", "verl.reward_fn", "verl.batch", "verl.reward_manager", "verl.coalescer",
     ):
         module = importlib.import_module(f"gear_bridge.{name}")

@@ -1,5 +1,5 @@
 """A server killed mid-run (SIGKILL) and restarted on the same port: every call still completes with
-the correct result, through reconnect, resend and re-registration of the rubrics it forgot."""
+the correct result, through reconnect and resend."""
 from __future__ import annotations
 
 import asyncio
@@ -76,12 +76,11 @@ def test_calls_survive_a_server_restart(how: str) -> None:
             if round_index == ROUNDS // 2:
                 half_done.set()
             batch = calls[round_index * CALLS_PER_ROUND:(round_index + 1) * CALLS_PER_ROUND]
-            results = await asyncio.gather(*(compute_score("healthbench", "r", "", dict(c), url=server.url, reconnect_deadline=30, in_process=False) for c in batch))
+            results = await asyncio.gather(*(compute_score("healthbench", "r", "", dict(c), url=server.url, reconnect_deadline=30) for c in batch))
             rewards += [r["score"] for r in results]
             await asyncio.sleep(0.02)
         scorer = await shared_scorer(load_settings(url=server.url, reconnect_deadline=30))
         stats["connections"] = scorer.client.connections_opened
-        stats["registrations"] = scorer.registry.registrations
         return rewards
 
     try:
@@ -91,8 +90,6 @@ def test_calls_survive_a_server_restart(how: str) -> None:
         assert server.url == f"ws://127.0.0.1:{port}/"
         assert len(rewards) == len(expected)
         assert rewards == expected
-        distinct = len({c["gear"] for c in calls})
         assert stats["connections"] >= 2  # it reconnected
-        assert stats["registrations"] > distinct  # and registered forgotten rubrics again
     finally:
         server.stop()

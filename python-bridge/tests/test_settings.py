@@ -51,7 +51,8 @@ def test_environment_is_read_and_keywords_win() -> None:
         ({}, {"timeout": float("nan")}, ("timeout",)),
         ({}, {"host": "verl"}, ("host",)),
         ({}, {"options": [1, 2]}, ("options",)),
-        ({}, {"max_rubrics": 0}, ("max_rubrics",)),
+        ({}, {"judge_max_concurrent": 0}, ("judge_max_concurrent",)),
+        ({}, {"in_process": True}, ("in_process",)),
     ],
 )
 def test_bad_settings_name_the_field(env: dict, kwargs: dict, path: tuple) -> None:

@@ -24,8 +24,7 @@ async def main():
     loop = asyncio.get_running_loop()
     while True:
         result = await compute_score("hb", "a response", "", {"gear": spec, "gear_judgments": judgments},
-                                     run_dir=run_dir, server_command=command, metrics=False,
-                                     in_process=False)
+                                     run_dir=run_dir, server_command=command, metrics=False)
         print(json.dumps({"pid": os.getpid(), "score": result["score"]}), flush=True)
         # Stay attached until the test closes stdin (or kills this process); a line asks for another call.
         if not await loop.run_in_executor(None, sys.stdin.readline):

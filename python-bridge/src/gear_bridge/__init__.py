@@ -9,7 +9,7 @@
 """
 
 from .asyncio.client import AsyncClient
-from .embedded_server import EmbeddedServer, find_server_command
+from .server import EmbeddedServer, find_server_command
 from .exceptions import (
     BridgeConnectionError,
     BridgeTimeout,
@@ -26,10 +26,9 @@ from .exceptions import (
     ServerShuttingDown,
     UnknownRubric,
 )
-from .judge import CallJudgments, Judge, JudgeCall
+from .judge import Judge, JudgeCall
 from .protocol import PROTOCOL_VERSION, ClientProtocol
 from .rows import GearRow, JudgeScores, parse_row
-from .rubrics import RubricRegistry
 from .scoring import SCORE_KEYS, Score, Scorer, ScoreRequest
 from .settings import Settings, load_settings
 from .sync.client import Client, connect
@@ -53,8 +52,6 @@ __all__ = [
     "parse_row",
     "Judge",
     "JudgeCall",
-    "CallJudgments",
-    "RubricRegistry",
     "Scorer",
     "ScoreRequest",
     "Score",

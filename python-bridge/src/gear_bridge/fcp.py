@@ -34,11 +34,6 @@ class FcpTally:
         if isinstance(report, Mapping):
             self.reports.append(report)
 
-    @property
-    def responses(self) -> int:
-        """Responses the reports cover (a response is in one report at most)."""
-        return sum(int(r.get("responses", 0)) for r in self.reports)
-
     def leakage(self, aggregator: str) -> float:
         """L_FCP under ``aggregator`` over every report (NaN without a leakage case)."""
         total = cases = 0.0

@@ -2,9 +2,9 @@
 
 A judge turns (row, response) into a :data:`~gear_bridge.rows.Judgment`: judge scores for
 ``canonical`` / ``official-gear`` rows, the judge's raw outputs (one string per request of
-``host.requests``) for host rows. The default, :class:`CallJudgments`, reads the judgments that come
-with the call (``extra_info["gear_judgments"]``); a judge that runs an LLM implements the same
-protocol and is passed as ``judge=`` to the VERL glue.
+``host.requests``) for host rows. Without one, the VERL glue reads the judgments that come with the
+row (``extra_info["gear_judgments"]``) or lets the service's judge make them; a judge of your own
+implements this protocol and is passed as ``judge=`` to the VERL glue.
 """
 
 from __future__ import annotations
@@ -12,10 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol, runtime_checkable
 
-from .exceptions import RowError
-from .rows import GearRow, Judgment, parse_judgment
+from .rows import GearRow, Judgment
 
-__all__ = ["JudgeCall", "Judge", "CallJudgments"]
+__all__ = ["JudgeCall", "Judge"]
 
 
 @dataclass(frozen=True)
@@ -50,34 +49,3 @@ class Judge(Protocol):
             RowError: the judgments cannot be had for this row (naming the field).
         """
         ...
-
-
-class CallJudgments:
-    """The default judge: the judgments come with the call, in ``extra_info[key]``.
-
-    Args:
-        key: the ``extra_info`` key (``gear_judgments`` unless configured).
-    """
-
-    def __init__(self, key: str = "gear_judgments") -> None:
-        self.key = key
-
-    async def judge(self, call: JudgeCall) -> Judgment:
-        """Reads and validates ``extra_info[key]``.
-
-        Raises:
-            RowError: it is missing or malformed (naming the field).
-        """
-        return self.read(call)
-
-    def read(self, call: JudgeCall) -> Judgment:
-        """``judge`` without the event loop (the batch paths read 896 of these per step).
-
-        Raises:
-            RowError: it is missing or malformed (naming the field).
-        """
-        path = (*call.path, self.key)
-        if self.key not in call.extra_info:
-            wanted = "the judge's raw outputs, one string per judge request" if call.row.is_host else 'judge scores {"p": [...], "d": [...]}'
-            raise RowError(path, f"missing: {wanted} for this response (or configure a judge)")
-        return parse_judgment(call.extra_info[self.key], call.row, path)

@@ -18,7 +18,6 @@ from array import array
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from . import json_wire
 from .exceptions import (
     InvalidParams,
     format_path,
@@ -233,7 +232,7 @@ class ClientProtocol:
             message["params"] = params
         try:
             # "jsonrpc" and "id" come first (readable in logs); a frame over the server's limit never leaves here.
-            frame = json_wire.encode(message)
+            frame = json.dumps(message, allow_nan=False, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
         except (ValueError, TypeError) as error:
             found = _find_unencodable(params, ())
             path, reason = found if found is not None else ((), str(error))
@@ -270,7 +269,7 @@ class ClientProtocol:
         and dropped (an answer without an id, e.g. a parse error, cannot be matched).
         """
         try:
-            message = json_wire.decode(frame)
+            message = json.loads(frame)
         except ValueError:
             logger.warning("dropped a frame that is not JSON (%d bytes)", len(frame))
             return []

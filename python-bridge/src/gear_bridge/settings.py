@@ -15,9 +15,7 @@ keyword                     environment variable         default
 ``reconnect_deadline``      ``GEAR_RECONNECT_DEADLINE``  60.0 seconds of reconnecting per call
 ``startup_timeout``         ``GEAR_STARTUP_TIMEOUT``     30.0 seconds for the embedded server to start
 ``group_wait``              ``GEAR_GROUP_WAIT``          0.005 seconds: the longest a worker's batch waits
-``max_rubrics``             ``GEAR_MAX_RUBRICS``         10000 rubric ids remembered per connection
 ``metrics``                 ``GEAR_METRICS``             True: gear/flat/hard rewards per response
-``in_process``              ``GEAR_IN_PROCESS``          True: score judged responses in the worker
 ``judgments``               ``GEAR_JUDGMENTS``           ``"auto"``: the row's judgments, else the judge
 ``judge_url``               ``GEAR_JUDGE_URL``           None: verl's reward router, or the server's
 ``judge_model``             ``GEAR_JUDGE_MODEL``         None: the endpoint's default model name
@@ -59,39 +57,6 @@ FORMATS = ("canonical", "official-gear")
 #: judge), ``precomputed`` (always the row's), ``judge`` (always the judge, through the service).
 JUDGMENT_SOURCES = ("auto", "precomputed", "judge")
 
-ENVIRONMENT: dict[str, str] = {
-    "url": "GEAR_BRIDGE_URL",
-    "token": "GEAR_TOKEN",
-    "server_command": "GEAR_SERVER_COMMAND",
-    "aggregator": "GEAR_AGGREGATOR",
-    "host": "GEAR_HOST",
-    "options": "GEAR_OPTIONS",
-    "judgments_key": "GEAR_JUDGMENTS_KEY",
-    "timeout": "GEAR_TIMEOUT",
-    "connect_timeout": "GEAR_CONNECT_TIMEOUT",
-    "reconnect_deadline": "GEAR_RECONNECT_DEADLINE",
-    "startup_timeout": "GEAR_STARTUP_TIMEOUT",
-    "group_wait": "GEAR_GROUP_WAIT",
-    "max_rubrics": "GEAR_MAX_RUBRICS",
-    "metrics": "GEAR_METRICS",
-    "in_process": "GEAR_IN_PROCESS",
-    "judgments": "GEAR_JUDGMENTS",
-    "judge_url": "GEAR_JUDGE_URL",
-    "judge_model": "GEAR_JUDGE_MODEL",
-    "judge_api_key": "GEAR_JUDGE_API_KEY",
-    "judge_max_concurrent": "GEAR_JUDGE_MAX_CONCURRENT",
-    "judge_rpm": "GEAR_JUDGE_RPM",
-    "judge_tpm": "GEAR_JUDGE_TPM",
-    "judge_timeout": "GEAR_JUDGE_TIMEOUT",
-    "judge_cache": "GEAR_JUDGE_CACHE",
-    "judge_options": "GEAR_JUDGE_OPTIONS",
-    "reward_router": "GEAR_REWARD_ROUTER",
-    "reward_router_model": "GEAR_REWARD_ROUTER_MODEL",
-    "run_dir": "GEAR_RUN_DIR",
-    "shared_server": "GEAR_SHARED_SERVER",
-}
-
-
 @dataclass(frozen=True, kw_only=True)
 class Settings:
     """Everything the bridge can be told; build it with :func:`load_settings`."""
@@ -112,13 +77,8 @@ class Settings:
     startup_timeout: float | None = 30.0
     # Batching: a worker's calls go out together after 3 idle loop turns, or after group_wait
     group_wait: float | None = 0.005
-    # Limits
-    max_rubrics: int | None = 10000
     # Metrics: gear, flat and hard rewards of every response in reward_extra_info
     metrics: bool = True
-    # Judged responses scored in the worker process where the rewards equal the server's (see
-    # gear_bridge.in_process); the rest, and every judge call, go to the server
-    in_process: bool = True
     # Judge
     judgments: str = "auto"
     judge_url: tuple[str, ...] | None = None
@@ -137,26 +97,20 @@ class Settings:
     shared_server: bool = True
 
     def connection_key(self) -> tuple[Any, ...]:
-        """What identifies a connection: settings that differ only in scoring share one."""
-        return (self.url, self.token, self.server_command, self.timeout, self.connect_timeout,
-                self.reconnect_deadline, self.startup_timeout, self.max_rubrics, *self.server_judge_key())
-
-    def server_judge_key(self) -> tuple[Any, ...]:
-        """The judge settings an embedded server is started with (its identity includes them)."""
-        return (self.judge_url, self.judge_model, self.judge_api_key, self.judge_max_concurrent, self.judge_rpm,
-                self.judge_tpm, self.judge_timeout, self.judge_cache, self.run_dir, self.shared_server)
-
-    @property
-    def judge_configured(self) -> bool:
-        """Whether judge endpoints were given (``judge_url``)."""
-        return self.judge_url is not None
+        """What identifies a connection: settings that differ only in scoring share one (the judge
+        settings are part of an embedded server's identity)."""
+        return (self.url, self.token, self.server_command, self.timeout, self.connect_timeout, self.reconnect_deadline, self.startup_timeout,
+                self.judge_url, self.judge_model, self.judge_api_key, self.judge_max_concurrent, self.judge_rpm, self.judge_tpm,
+                self.judge_timeout, self.judge_cache, self.run_dir, self.shared_server)
 
 
 _NAMES = tuple(f.name for f in fields(Settings))
+#: Each setting's environment variable: GEAR_ and its name in capitals (the server address: GEAR_BRIDGE_URL).
+ENVIRONMENT: dict[str, str] = {name: "GEAR_BRIDGE_URL" if name == "url" else f"GEAR_{name.upper()}" for name in _NAMES}
 _DURATIONS = ("timeout", "connect_timeout", "reconnect_deadline", "startup_timeout", "group_wait", "judge_timeout")
-_COUNTS = ("max_rubrics", "judge_max_concurrent")
+_COUNTS = ("judge_max_concurrent",)
 _RATES = ("judge_rpm", "judge_tpm")
-_FLAGS = ("metrics", "in_process", "reward_router", "shared_server")
+_FLAGS = ("metrics", "reward_router", "shared_server")
 _TEXTS = ("token", "judgments_key", "judge_model", "judge_api_key", "judge_cache", "reward_router_model", "run_dir")
 
 
@@ -165,46 +119,19 @@ def _unset(value: Any) -> bool:
     return value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "null"))
 
 
-def _duration(name: str, value: Any, where: str) -> float | None:
+def _number(value: Any, where: str, *, integer: bool = False, zero: bool = False, what: str = "a number") -> Any:
+    """A positive finite number (``zero``: or 0; ``integer``: whole), or None for an unset value."""
     if _unset(value):
         return None
     if isinstance(value, str):
         try:
-            value = float(value.strip())
+            value = (int if integer else float)(value.strip())
         except ValueError:
-            raise ConfigError((where,), f"must be a number of seconds or none, got {value!r}") from None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError((where,), f"must be a number of seconds or None, got {value!r}")
-    number = float(value)
-    if not math.isfinite(number) or number < 0 or (number == 0 and name != "group_wait"):
-        raise ConfigError((where,), f"must be a finite number of seconds > 0 (or None), got {value!r}")
-    return number
-
-
-def _count(value: Any, where: str) -> int | None:
-    if _unset(value):
-        return None
-    if isinstance(value, str):
-        try:
-            value = int(value.strip())
-        except ValueError:
-            raise ConfigError((where,), f"must be an integer or none, got {value!r}") from None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError((where,), f"must be an integer >= 1 (or None), got {value!r}")
-    return value
-
-
-def _rate(value: Any, where: str) -> float | None:
-    if _unset(value):
-        return None
-    if isinstance(value, str):
-        try:
-            value = float(value.strip())
-        except ValueError:
-            raise ConfigError((where,), f"must be a number or none, got {value!r}") from None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise ConfigError((where,), f"must be a finite number > 0 (or None), got {value!r}")
-    return float(value)
+            raise ConfigError((where,), f"must be {what} or none, got {value!r}") from None
+    kinds = (int,) if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kinds) or not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+        raise ConfigError((where,), f"must be {what} {'>= 0' if zero else '> 0'} (or None), got {value!r}")
+    return value if integer else float(value)
 
 
 def _flag(value: Any, where: str) -> bool:
@@ -244,9 +171,9 @@ def _text(value: Any, where: str, choices: tuple[str, ...] | None = None) -> str
 
 def _convert(name: str, value: Any, where: str, from_env: bool) -> Any:
     if name in _DURATIONS:
-        return _duration(name, value, where)
+        return _number(value, where, zero=name == "group_wait", what="a finite number of seconds")
     if name in _COUNTS:
-        return _count(value, where)
+        return _number(value, where, integer=True, what="an integer")
     if name == "url":
         url = _text(value, where)
         if url is not None and not url.startswith(("ws://", "wss://")):
@@ -257,7 +184,7 @@ def _convert(name: str, value: Any, where: str, from_env: bool) -> Any:
     if name == "host":
         return _text(value, where, HOSTS)
     if name in _RATES:
-        return _rate(value, where)
+        return _number(value, where, what="a finite number")
     if name in _FLAGS:
         return _flag(value, where)
     if name == "judge_url":

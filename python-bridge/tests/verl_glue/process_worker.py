@@ -30,7 +30,7 @@ def score_in_process(job: Tuple[str, List[Dict[str, Any]]]) -> Tuple[int, List[D
     async def main() -> List[Dict[str, Any]]:
         results = await asyncio.gather(*(
             compute_score(data_source="healthbench", solution_str=c["response"], ground_truth="", extra_info=c["extra_info"], url=url, aggregator="gear",
-                          metrics=False, group_wait=1.0, in_process=False)
+                          metrics=False, group_wait=1.0)
             for c in calls
         ))
         return list(results)

@@ -12,7 +12,7 @@ SCORE_KEYS = REWARD_KEYS + METRIC_KEYS + ("fcp_leakage",)
 from gear_bridge.sync import connect
 from gear_bridge.verl.batch import compute_score_batched
 from samples import expected_rewards, make_samples
-from older_server import OlderServer
+import json
 from verl_standins import CharTokenizer, batch_manager_verify, get_custom_reward_fn, make_batch, verl_config
 
 
@@ -43,8 +43,7 @@ def verify(samples: List[Dict[str, Any]], config: Any, **reward_kwargs: Any) -> 
 def test_batch_manager_call_shape(server: EmbeddedServer) -> None:
     """Called with data_sources/solution_strs/ground_truths/extra_infos plus reward_kwargs, it returns one dict per response with stable keys, in one request per method."""
     samples = make_samples(seed=11, prompts=12, group=4, formats=("canonical", "official-gear"))
-    # max_rubrics is part of what identifies a connection: this test gets a registry of its own.
-    config = verl_config(custom_path="pkg://gear_bridge.verl.batch", custom_name="compute_score_batched", custom_kwargs={"url": server.url, "max_rubrics": 1234, "in_process": False})
+    config = verl_config(custom_path="pkg://gear_bridge.verl.batch", custom_name="compute_score_batched", custom_kwargs={"url": server.url})
     before = by_method(server.url)
     scores = verify(samples, config, aggregator="gear")
     after = by_method(server.url)
@@ -58,8 +57,7 @@ def test_batch_manager_call_shape(server: EmbeddedServer) -> None:
     # The reward, the hard metric and the step's FCP figure in one rubric.scoreColumns (alsoAggregators
     # and fcp; flat comes with every answer): no diagnostics.fcp request.
     assert delta(before, after, "rubric.scoreColumns") == 1 and delta(before, after, "diagnostics.fcp") == 0
-    # The step's 12 new rubrics travel inline in that request, which registers them: no registration
-    # requests (diagnostics.fcp, after it, names them by id).
+    # The step's 12 rubrics travel inline in that request: no registration requests.
     assert delta(before, after, "rubric.registerBatch") == 0 and delta(before, after, "rubric.register") == 0
     again = verify(samples, config, aggregator="gear")
     assert again == scores
@@ -69,30 +67,20 @@ def test_batch_manager_call_shape(server: EmbeddedServer) -> None:
 
 @pytest.mark.parametrize("aggregator", ["gear", "gear-exact", "auto"])
 def test_the_steps_fcp_figure_is_diagnostics_fcp_of_its_scores(server: EmbeddedServer, aggregator: str) -> None:
-    """fcp_leakage from the scoring request equals what diagnostics.fcp gives for the same step (the
-    path a server without rubric.scoreColumns' fcp takes), and every reward is the same; so do the
-    figure and rewards scored in this process (gear-exact's FCP is of its own scores, auto's of gear's)."""
+    """fcp_leakage from the scoring request equals what diagnostics.fcp gives for the same step's
+    judge scores (gear-exact's FCP is of its own scores, auto's of gear's)."""
     samples = make_samples(seed=14, prompts=12, group=4, formats=("canonical", "official-gear"))
-
-    def run(url: str, in_process: bool = False) -> List[Dict[str, Any]]:
-        return compute_score_batched([s["extra_info"]["index"] for s in samples], [s["response"] for s in samples], [""] * len(samples),
-                                     [dict(s["extra_info"]) for s in samples], url=url, aggregator=aggregator, in_process=in_process)
-
-    scores = run(server.url)
-    # Scored in this process (no request at all), the step's figure is the same float.
-    def scoring_requests() -> Dict[str, int]:
-        return {m: n for m, n in by_method(server.url).items() if not m.startswith("server.")}
-
-    before = scoring_requests()
-    assert run(server.url, in_process=True) == scores
-    assert scoring_requests() == before
-    with OlderServer(server.url, missing_methods=[], unknown_params=["fcp"]) as older:
-        legacy = run(older.url)
-        refused = dict(older.refused)
-        methods = [r["method"] for r in older.requests]
-    assert legacy == scores
-    assert refused == {"rubric.scoreColumns": 1} and methods.count("diagnostics.fcp") == 1
+    scores = compute_score_batched([s["extra_info"]["index"] for s in samples], [s["response"] for s in samples], [""] * len(samples),
+                                   [dict(s["extra_info"]) for s in samples], url=server.url, aggregator=aggregator)
+    items = []
+    for sample in samples:
+        spec = json.loads(sample["extra_info"]["gear"])
+        field = "rubric" if spec["format"] == "canonical" else "reward_model"
+        items.append({field: spec[field], "scores": sample["extra_info"]["gear_judgments"]})
+    with connect(server.url) as client:
+        report = client.fcp(items, aggregators=["gear" if aggregator == "auto" else aggregator])
     leakage = scores[0]["fcp_leakage"]
+    assert leakage == report["byAggregator"]["gear" if aggregator == "auto" else aggregator]["leakage"]
     assert 0 < leakage < 1 and leakage != scores[0]["flat_reward"]
 
 
@@ -102,7 +90,7 @@ def test_mixed_formats_go_out_as_one_request_per_method(server: EmbeddedServer) 
     before = by_method(server.url)
     scores = compute_score_batched(
         [s["extra_info"]["index"] for s in samples], [s["response"] for s in samples], [""] * len(samples),
-        [dict(s["extra_info"]) for s in samples], url=server.url, aggregator="gear-exact", metrics=False, in_process=False,
+        [dict(s["extra_info"]) for s in samples], url=server.url, aggregator="gear-exact", metrics=False,
     )
     after = by_method(server.url)
     assert [s["score"] for s in scores] == expected_rewards(samples, "gear-exact")

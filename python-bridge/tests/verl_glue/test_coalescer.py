@@ -15,8 +15,8 @@ def test_a_burst_is_one_send_and_a_pause_starts_another() -> None:
         return [10 * x for x in items]
 
     async def main() -> List[int]:
-        # quiet 20 ms, max_wait 10 s: only the quiet spell can end a burst here.
-        coalescer: GroupCoalescer[int, int] = GroupCoalescer(send, group_size=None, max_wait=10.0, quiet=0.02)
+        # max_wait 10 s: only idle loop turns can end a burst here.
+        coalescer: GroupCoalescer[int, int] = GroupCoalescer(send, group_size=None, max_wait=10.0, idle_turns=3)
         first = [asyncio.ensure_future(coalescer.submit("all", x)) for x in range(5)]
         await asyncio.sleep(0.2)
         second = [asyncio.ensure_future(coalescer.submit("all", x)) for x in range(5, 8)]
@@ -34,9 +34,9 @@ def test_max_wait_bounds_a_stream_that_never_pauses() -> None:
         return list(items)
 
     async def main() -> None:
-        coalescer: GroupCoalescer[int, int] = GroupCoalescer(send, group_size=None, max_wait=0.05, quiet=0.5)
+        coalescer: GroupCoalescer[int, int] = GroupCoalescer(send, group_size=None, max_wait=0.05, idle_turns=None)
         tasks = []
-        for x in range(20):  # one every 10 ms: never quiet for 0.5 s
+        for x in range(20):  # one every 10 ms, never sent by anything but the timer
             tasks.append(asyncio.ensure_future(coalescer.submit("all", x)))
             await asyncio.sleep(0.01)
         assert await asyncio.gather(*tasks) == list(range(20))

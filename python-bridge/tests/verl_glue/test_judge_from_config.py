@@ -88,38 +88,24 @@ def group_rows(prompts: int, group: int) -> List[Dict[str, Any]]:
             for k in range(prompts * group)]
 
 
-@pytest.mark.parametrize("older", [False, True])
-def test_a_groups_row_travels_once_and_the_unread_fields_stay_on_the_server(server: EmbeddedServer, older: bool,
-                                                                             caplog: pytest.LogCaptureFixture) -> None:
+def test_a_groups_row_travels_once_and_the_unread_fields_stay_on_the_server(server: EmbeddedServer) -> None:
     """Two prompts x three responses, interleaved, judged in one judge.scoreBatch: its items name
     the two rows by index, and it asks the server to leave out the per-criterion readings, extras
     and raw outputs; every reward is `gear score`'s on the endpoint's outputs (the verdicts depend
-    on the row and the response, so a mixed-up row shows). A server that predates shared rows
-    (an older release's refusal) gets every row inline, once warned, with the same rewards."""
+    on the row and the response, so a mixed-up row shows)."""
     rows = group_rows(2, 3)
-    refused = ["rows", "omit"] if older else []
-    with JudgeEndpoint() as endpoint, OlderServer(server.url, missing_methods=[], unknown_params=refused) as proxy, \
-            caplog.at_level(logging.WARNING, logger="gear_bridge.verl.rewarder"):
+    with JudgeEndpoint() as endpoint, OlderServer(server.url, missing_methods=[], unknown_params=[]) as proxy:
         got = run_all(rows, judge_url=endpoint.url, url=proxy.url, aggregator="gear")
         sent = [r["params"] for r in proxy.requests if r["method"] == "judge.scoreBatch"]
     want = expected(server.url, "ruscarl", rows, "gear")
     assert [g["score"] for g in got] == [w["reward"] for w in want]
     assert [g["flat_reward"] for g in got] == [w["reward"] for w in expected(server.url, "ruscarl", rows, "flat")]
     assert all(g["judge_requests"] == g["num_criteria"] > 0 and g["judge_failed_criteria"] == 0 for g in got)
-    warned = [r.getMessage() for r in caplog.records if "predates shared rows" in r.getMessage()]
-    if not older:
-        [params] = sent
-        assert params["rows"] == [rows[0]["spec"]["row"], rows[1]["spec"]["row"]]
-        assert [item["rowIndex"] for item in params["items"]] == [0, 1, 0, 1, 0, 1]
-        assert all("row" not in item for item in params["items"])
-        assert sorted(params["omit"]) == ["extras", "judgments", "outputs"]
-        assert warned == []
-    else:
-        [refused_call, inline] = sent
-        assert "rows" in refused_call
-        assert "rows" not in inline and "omit" not in inline
-        assert [item["row"] for item in inline["items"]] == [r["spec"]["row"] for r in rows]
-        assert len(warned) == 1
+    [params] = sent
+    assert params["rows"] == [rows[0]["spec"]["row"], rows[1]["spec"]["row"]]
+    assert [item["rowIndex"] for item in params["items"]] == [0, 1, 0, 1, 0, 1]
+    assert all("row" not in item for item in params["items"])
+    assert sorted(params["omit"]) == ["extras", "judgments", "outputs"]
 
 
 def test_a_chunk_over_the_servers_payload_limit_is_judged_in_several_calls() -> None:

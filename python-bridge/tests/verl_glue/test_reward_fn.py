@@ -226,7 +226,7 @@ def test_host_rows_send_no_response_text(server: EmbeddedServer) -> None:
         sample["response"] = sample["response"] * 200  # a policy's response is KBs long
 
     async def main(url: str) -> List[float]:
-        results = await asyncio.gather(*(compute_score("hb", s["response"], "", dict(s["extra_info"]), url=url, in_process=False)
+        results = await asyncio.gather(*(compute_score("hb", s["response"], "", dict(s["extra_info"]), url=url)
                                          for s in samples))
         return [r["score"] for r in results]
 

@@ -60,8 +60,8 @@ def test_one_request_for_a_burst_of_calls(server: EmbeddedServer) -> None:
     """112 samples of 14 prompts x 8 rollouts, all run_single calls concurrent: one request per kind
     of row (rubric rows, host rows), each sample its own correct reward."""
     samples = make_samples(seed=21, prompts=14, group=8)
-    # The burst ends by quiet, never by time; scored by the server (in_process off), as rows needing it are.
-    manager = manager_for(server.url, group_wait=5.0, metrics=False, in_process=False)
+    # The burst ends by idle loop turns, never by time.
+    manager = manager_for(server.url, group_wait=5.0, metrics=False)
 
     async def main() -> Any:
         # One event loop, as a RewardLoopWorker has: the first step registers the rubrics.
@@ -88,7 +88,7 @@ def test_a_pause_ends_a_batch_without_waiting_for_group_wait(server: EmbeddedSer
     """Two bursts of 4 calls 100 ms apart, group_wait 5 s: two requests, answered long before 5 s,
     each call with its own reward (what did not come yet is never waited for)."""
     samples = make_samples(seed=22, prompts=1, group=8, formats=("canonical",))
-    manager = manager_for(server.url, group_wait=5.0, metrics=False, in_process=False)
+    manager = manager_for(server.url, group_wait=5.0, metrics=False)
     data = data_of(samples)
 
     async def main() -> Any:

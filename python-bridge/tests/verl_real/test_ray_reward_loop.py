@@ -2,7 +2,7 @@
 
 A local Ray cluster runs the actors in their own processes (as in training); `compute_rm_score`
 splits each step across them. The README's lines with no server address make every worker process
-attach to one machine server (gear_bridge.shared_server) under the test's run directory: the tests
+attach to one machine server (gear_bridge.server.machine) under the test's run directory: the tests
 check its records (server.json, one locked user file per worker), the process tree (no keeper or
 `gear serve` below any worker), the server's own connection count, that it outlives the worker that
 started it (Ray kills an exiting worker's children) and that it stops once the workers are gone.
@@ -31,7 +31,6 @@ from verl.utils import hf_tokenizer  # noqa: E402
 
 from conftest import GEAR_CLI, GEAR_COMMAND  # noqa: E402
 import gear_bridge  # noqa: E402
-import gear_bridge.in_process.scorer  # noqa: E402
 from gear_bridge import EmbeddedServer  # noqa: E402
 from gear_bridge.sync import connect  # noqa: E402
 from gear_bridge.verl.rewarder import METRIC_KEYS, REWARD_KEYS  # noqa: E402
@@ -52,7 +51,7 @@ SAMPLES = WORKERS * N
 @pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[None]:
     """A local Ray whose workers import gear_bridge from where this process did (as a pip install would
-    provide): the checkout's sources, or scripts/compile-scorer's folder in scripts/test's run."""
+    provide): the checkout's sources."""
     ambient = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("GEAR_")}  # the raylet's env is the workers'
     ray.init(
         num_cpus=2,
@@ -66,18 +65,6 @@ def ray_cluster() -> Iterator[None]:
     finally:
         ray.shutdown()
         os.environ.update(ambient)
-
-
-@ray.remote
-def _scorer_file() -> str:
-    import gear_bridge.in_process.scorer as scorer
-
-    return str(scorer.__file__)
-
-
-def test_workers_score_with_the_drivers_scorer(ray_cluster: None) -> None:
-    """The workers' in-process scorer is the driver's: the same file, compiled or not."""
-    assert ray.get(_scorer_file.remote()) == gear_bridge.in_process.scorer.__file__
 
 
 # --- the process tree and the run directory ---------------------------------------------------------
@@ -146,8 +133,8 @@ def check_one_shared_server(manager: RewardLoopManager, run_dir: Path) -> Dict[s
     # No worker started a server (or keeper) of its own; the keeper is not a worker's child (Ray
     # kills a worker's children when it exits).
     below = descendants(table, actors)
-    assert not {pid for pid in below if "gear_bridge.server_keeper" in table[pid][2] or str(GEAR_CLI) in table[pid][2]}
-    assert "gear_bridge.server_keeper" in table[info["keeper_pid"]][2] and str(GEAR_CLI) in table[info["server_pid"]][2]
+    assert not {pid for pid in below if "gear_bridge.server.keeper" in table[pid][2] or str(GEAR_CLI) in table[pid][2]}
+    assert "gear_bridge.server.keeper" in table[info["keeper_pid"]][2] and str(GEAR_CLI) in table[info["server_pid"]][2]
     assert table[info["server_pid"]][0] == info["keeper_pid"]
     with connect(info["url"]) as client:
         health = client.health()
@@ -216,9 +203,8 @@ def check_output(out: DataProto, data: DataProto, rewards: List[float]) -> None:
 
 @pytest.mark.parametrize("lines", [REWARD_FUNCTION, MANAGER], ids=["reward-function", "GearRewardManager"])
 def test_precomputed_judgments_across_workers(ray_cluster: None, tokenizer_dir: str, tmp_path: Path, lines: List[str]) -> None:
-    """Rows of all four formats with their judgments, split across the workers, scored by the server
-    (in_process off: what rows the in-process scorer declines take): every reward is the CLI's, and
-    all of them came through one machine server the workers share."""
+    """Rows of all four formats with their judgments, split across the workers: every reward is the
+    CLI's, and all of them came through one machine server the workers share."""
     tokenizer = hf_tokenizer(tokenizer_dir)
     if lines is REWARD_FUNCTION:  # one rollout per row: a row's own extra_info holds its judgments
         samples = make_samples(seed=61, prompts=SAMPLES, group=1)
@@ -230,7 +216,7 @@ def test_precomputed_judgments_across_workers(ray_cluster: None, tokenizer_dir: 
         data = step(tokenizer, prompts, [s["response"] for s in samples], tools)
     rewards = expected_rewards(samples)
     assert len(data) == SAMPLES and len(set(rewards)) > WORKERS  # every worker's chunk has its own rewards
-    with reward_loop(config(tokenizer_dir, run_lines(lines, tmp_path, in_process="false")), tmp_path) as manager:
+    with reward_loop(config(tokenizer_dir, run_lines(lines, tmp_path)), tmp_path) as manager:
         out = manager.compute_rm_score(data)
         info = check_one_shared_server(manager, tmp_path)
         # The worker that started the server exits (ray.kill): the others still score through it.
@@ -250,10 +236,9 @@ def test_precomputed_judgments_across_workers(ray_cluster: None, tokenizer_dir: 
 
 
 @pytest.mark.parametrize("lines", [REWARD_FUNCTION, MANAGER], ids=["reward-function", "GearRewardManager"])
-def test_precomputed_judgments_in_process_start_no_server(ray_cluster: None, tokenizer_dir: str, tmp_path: Path, lines: List[str]) -> None:
-    """The README's lines alone (in-process scoring on, the default): rows the in-process scorer
-    reads (canonical, official-gear, RuscaRL) are scored in the workers, with the CLI's rewards and
-    metrics, and no worker starts a server."""
+def test_precomputed_judgments_with_the_readmes_lines_alone(ray_cluster: None, tokenizer_dir: str, tmp_path: Path, lines: List[str]) -> None:
+    """The README's lines alone: canonical, official-gear and RuscaRL rows get the CLI's rewards and
+    metrics."""
     tokenizer = hf_tokenizer(tokenizer_dir)
     formats = ("canonical", "official-gear", "ruscarl")
     if lines is REWARD_FUNCTION:
@@ -270,7 +255,6 @@ def test_precomputed_judgments_in_process_start_no_server(ray_cluster: None, tok
     check_output(out, data, rewards)
     assert out.non_tensor_batch["flat_reward"].tolist() == expected_rewards(samples, "flat")
     assert out.non_tensor_batch["hard_reward"].tolist() == expected_rewards(samples, "hard")
-    assert not list(tmp_path.glob("gear-*/server-*/server.json"))  # no worker needed the server
 
 
 def test_judge_from_config_one_cache_for_all_workers(ray_cluster: None, server: EmbeddedServer, tokenizer_dir: str, tmp_path: Path) -> None:

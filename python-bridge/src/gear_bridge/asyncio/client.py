@@ -83,21 +83,9 @@ class AsyncClient:
             e.g. a machine server whose keeper died and was replaced by another worker's.
     """
 
-    def __init__(
-        self,
-        url: str,
-        *,
-        # Authentication
-        token: str | None = None,
-        # Timeouts
-        timeout: float | None = 30.0,
-        connect_timeout: float | None = 10.0,
-        reconnect_deadline: float | None = 60.0,
-        # Limits
-        max_message_bytes: int | None = 2**28,
-        # Discovery
-        locate: Callable[[], str] | None = None,
-    ) -> None:
+    def __init__(self, url: str, *, token: str | None = None, timeout: float | None = 30.0, connect_timeout: float | None = 10.0,
+                 reconnect_deadline: float | None = 60.0, max_message_bytes: int | None = 2**28,
+                 locate: Callable[[], str] | None = None) -> None:
         self.url = url
         self.locate = locate
         self.token = token
@@ -346,285 +334,119 @@ class AsyncClient:
             except (asyncio.CancelledError, Exception):
                 pass
 
-    # The methods of the service (python-bridge/service/README.md)
+    # The methods of the service (python-bridge/service/README.md): keyword arguments in snake_case
+    # become its camelCase params; None leaves a param out (the server's default).
 
     async def info(self) -> dict[str, Any]:
         """``server.info``: name, version, protocol, aggregators, hosts and limits."""
-        result: dict[str, Any] = await self.call("server.info")
-        return result
+        return dict(await self.call("server.info"))
 
     async def health(self) -> dict[str, Any]:
         """``server.health``: status, uptime, cached rubrics, connections and request counters."""
-        result: dict[str, Any] = await self.call("server.health")
-        return result
+        return dict(await self.call("server.health"))
 
-    async def register_rubric(
-        self,
-        *,
-        rubric: Mapping[str, Any] | None = None,
-        reward_model: Mapping[str, Any] | None = None,
-        options: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        """``rubric.register``: compiles a rubric (canonical ``rubric`` or official ``reward_model``).
-
-        Returns:
-            ``{rubricId, size, ids, report, cached}``.
+    async def register_rubric(self, *, rubric: Mapping[str, Any] | None = None, reward_model: Mapping[str, Any] | None = None,
+                              options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """``rubric.register``: compiles a canonical ``rubric`` or official ``reward_model``; ``{rubricId, size, ids, report, cached}``.
 
         Raises:
             InvalidParams: the rubric is malformed; ``path`` names the field.
         """
-        params = _ref_params(None, rubric, reward_model)
-        if options is not None:
-            params["options"] = options
-        result: dict[str, Any] = await self.call("rubric.register", params)
-        return result
+        return dict(await self.call("rubric.register", _params(_ref(None, rubric, reward_model), options=options)))
 
     async def register_rubrics(self, items: Sequence[Mapping[str, Any]], *, options: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-        """``rubric.registerBatch``: many ``{rubric}`` / ``{reward_model}`` items in one request.
+        """``rubric.registerBatch``: ``{rubric}`` / ``{reward_model}`` items; one result (or ``{index, error}``) per item."""
+        return _results(await self.call("rubric.registerBatch", _params({"items": list(items)}, options=options)))
 
-        Returns:
-            One result per item, in order: ``{index, rubricId, size, ids, report, cached}``, or
-            ``{index, error: {code, path, message}}`` for a rubric the server rejected.
-
-        Raises:
-            MethodNotFound: an older server (register one by one with :meth:`register_rubric`).
-            LimitExceeded: too many items or bytes.
-        """
-        params: dict[str, Any] = {"items": list(items)}
-        if options is not None:
-            params["options"] = options
-        return _results(await self.call("rubric.registerBatch", params))
-
-    async def score(
-        self,
-        scores: Mapping[str, Any],
-        *,
-        rubric_id: str | None = None,
-        rubric: Mapping[str, Any] | None = None,
-        reward_model: Mapping[str, Any] | None = None,
-        aggregator: str | None = None,
-        options: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        """``rubric.score``: one response's judge scores ``{"p": [...], "d": [...]}`` -> its reward.
-
-        Returns:
-            ``{reward, method, effective, flat}``.
+    async def score(self, scores: Mapping[str, Any], *, rubric_id: str | None = None, rubric: Mapping[str, Any] | None = None,
+                    reward_model: Mapping[str, Any] | None = None, aggregator: str | None = None,
+                    options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """``rubric.score``: one response's judge scores ``{"p": [...], "d": [...]}``; ``{reward, method, effective, flat}``.
 
         Raises:
             UnknownRubric: ``rubric_id`` is not registered (any more).
             InvalidParams: the rubric or scores are malformed.
         """
-        params = _ref_params(rubric_id, rubric, reward_model)
-        params["scores"] = scores
-        _aggregation(params, aggregator, options)
-        result: dict[str, Any] = await self.call("rubric.score", params)
-        return result
+        params = _params(_ref(rubric_id, rubric, reward_model), scores=scores, aggregator=aggregator, options=options)
+        return dict(await self.call("rubric.score", params))
 
-    async def score_batch(
-        self,
-        items: Sequence[Mapping[str, Any]],
-        *,
-        aggregator: str | None = None,
-        options: Mapping[str, Any] | None = None,
-        encoding: str | None = None,
-        also_aggregators: Sequence[str] | None = None,
-    ) -> list[dict[str, Any]]:
-        """``rubric.scoreBatch``: many responses in one request.
-
-        Args:
-            items: ``{rubricId | rubric | reward_model, scores, aggregator?, options?}`` each.
-            aggregator: the batch's default aggregator.
-            options: the batch's default options.
-            encoding: ``"float64-base64"`` when every ``scores.p`` is sent encoded with
-                :func:`gear_bridge.protocol.encode_float64` (``effective`` then comes back encoded too).
-            also_aggregators: aggregators whose rewards of the same scores each result carries in ``also``.
-
-        Returns:
-            One result per item, in order: ``{index, reward, method, effective, flat}`` or ``{index, error}``.
-
-        Raises:
-            UnknownRubric: some rubricId is unknown (``rubric_ids`` lists them all).
-            LimitExceeded: too many items or bytes.
-        """
-        params: dict[str, Any] = {"items": list(items)}
-        _aggregation(params, aggregator, options)
-        if encoding is not None:
-            params["encoding"] = encoding
-        if also_aggregators is not None:
-            params["alsoAggregators"] = list(also_aggregators)
-        result = await self.call("rubric.scoreBatch", params)
-        return _results(result)
+    async def score_batch(self, items: Sequence[Mapping[str, Any]], *, aggregator: str | None = None, options: Mapping[str, Any] | None = None,
+                          encoding: str | None = None, also_aggregators: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """``rubric.scoreBatch``: ``{rubricId | rubric | reward_model, scores}`` items; ``encoding="float64-base64"``
+        when every ``scores.p`` is :func:`~gear_bridge.protocol.encode_float64`'s. One result per item."""
+        params = _params({"items": list(items)}, aggregator=aggregator, options=options, encoding=encoding, also_aggregators=also_aggregators)
+        return _results(await self.call("rubric.scoreBatch", params))
 
     async def host_requests(self, host: str, row: Mapping[str, Any], response: str) -> list[dict[str, Any]]:
-        """``host.requests``: the judge requests the host would send for ``response``.
-
-        Raises:
-            InvalidParams: the row is malformed for ``host``.
-        """
+        """``host.requests``: the judge requests the host would send for ``response``."""
         result = await self.call("host.requests", {"host": host, "row": row, "response": response})
-        requests: list[dict[str, Any]] = result["requests"]
-        return requests
+        return list(result["requests"])
 
-    async def host_score(
-        self,
-        host: str,
-        row: Mapping[str, Any],
-        response: str,
-        judge_outputs: Sequence[str],
-        *,
-        aggregator: str | None = None,
-        options: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        """``host.score``: the judge's raw outputs for one response -> reward, native reward, judgments.
+    async def host_score(self, host: str, row: Mapping[str, Any], response: str, judge_outputs: Sequence[str], *,
+                         aggregator: str | None = None, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """``host.score``: the judge's raw outputs for one response -> reward, native reward, judgments."""
+        params = _params({"host": host, "row": row, "response": response, "judgeOutputs": list(judge_outputs)}, aggregator=aggregator,
+                         options=options)
+        return dict(await self.call("host.score", params))
 
-        Raises:
-            InvalidParams: the row is malformed for ``host``.
-        """
-        params: dict[str, Any] = {"host": host, "row": row, "response": response, "judgeOutputs": list(judge_outputs)}
-        _aggregation(params, aggregator, options)
-        result: dict[str, Any] = await self.call("host.score", params)
-        return result
+    async def host_score_batch(self, items: Sequence[Mapping[str, Any]], *, host: str | None = None, aggregator: str | None = None,
+                               options: Mapping[str, Any] | None = None, rows: Sequence[Mapping[str, Any]] | None = None,
+                               also_aggregators: Sequence[str] | None = None, omit: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """``host.scoreBatch``: ``{host?, row | rowIndex, response, judgeOutputs}`` items (``rows``: the rows
+        they name by index, sent once); one result per item, ``{index, error}`` for a bad one."""
+        params = _params({"items": list(items)}, host=host, aggregator=aggregator, options=options, rows=rows,
+                         also_aggregators=also_aggregators, omit=omit)
+        return _results(await self.call("host.scoreBatch", params))
 
-    async def host_score_batch(
-        self,
-        items: Sequence[Mapping[str, Any]],
-        *,
-        host: str | None = None,
-        aggregator: str | None = None,
-        options: Mapping[str, Any] | None = None,
-        rows: Sequence[Mapping[str, Any]] | None = None,
-        also_aggregators: Sequence[str] | None = None,
-        omit: Sequence[str] | None = None,
-    ) -> list[dict[str, Any]]:
-        """``host.scoreBatch``: ``{host?, row | rowIndex, response, judgeOutputs, aggregator?, options?}`` items.
-
-        Args:
-            rows: rows the items name by ``rowIndex`` (a row its responses share is sent and parsed once).
-            also_aggregators: aggregators whose rewards of the same judgments each result carries in ``also``.
-            omit: result fields not to send back (``judgments``, ``extras``).
-
-        Returns:
-            One result per item, in order (``{index, error}`` for a bad item; a bad shared row fails
-            each item naming it, at ``rows[k]``).
-
-        Raises:
-            LimitExceeded: too many items or bytes.
-        """
-        params: dict[str, Any] = {"items": list(items)}
-        if host is not None:
-            params["host"] = host
-        if rows is not None:
-            params["rows"] = list(rows)
-        if also_aggregators is not None:
-            params["alsoAggregators"] = list(also_aggregators)
-        if omit is not None:
-            params["omit"] = list(omit)
-        _aggregation(params, aggregator, options)
-        result = await self.call("host.scoreBatch", params)
-        return _results(result)
-
-    async def fcp(
-        self,
-        items: Sequence[Mapping[str, Any]],
-        *,
-        aggregators: Sequence[str] | None = None,
-        threshold: float | None = None,
-        relations: Sequence[str] | None = None,
-        options: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
+    async def fcp(self, items: Sequence[Mapping[str, Any]], *, aggregators: Sequence[str] | None = None, threshold: float | None = None,
+                  relations: Sequence[str] | None = None, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """``diagnostics.fcp``: false-credit-propagation leakage and preservation per aggregator."""
-        params: dict[str, Any] = {"items": list(items)}
-        if aggregators is not None:
-            params["aggregators"] = list(aggregators)
-        if threshold is not None:
-            params["threshold"] = threshold
-        if relations is not None:
-            params["relations"] = list(relations)
-        if options is not None:
-            params["options"] = options
-        result: dict[str, Any] = await self.call("diagnostics.fcp", params)
-        return result
+        params = _params({"items": list(items)}, aggregators=aggregators, threshold=threshold, relations=relations, options=options)
+        return dict(await self.call("diagnostics.fcp", params))
 
-    async def judge_score_batch(
-        self,
-        items: Sequence[Mapping[str, Any]],
-        *,
-        host: str | None = None,
-        aggregator: str | None = None,
-        options: Mapping[str, Any] | None = None,
-        judge: Mapping[str, Any] | None = None,
-        endpoints: Sequence[Mapping[str, Any]] | None = None,
-        timeout: float | None = _UNSET,
-        also_aggregators: Sequence[str] | None = None,
-        rows: Sequence[Mapping[str, Any]] | None = None,
-        omit: Sequence[str] | None = None,
-    ) -> list[dict[str, Any]]:
-        """``judge.scoreBatch``: the service judges each ``{host?, row | rowIndex, response, id?}``
-        with its LLM judge (or ``endpoints``) and scores it.
-
-        Args:
-            items: the responses with their host rows.
-            host, aggregator, options: the batch's defaults.
-            judge: judge options (decoding, structuredOutput, pFrom, maxReasks, onJudgeFailure).
-            endpoints: OpenAI-compatible endpoints for this call instead of the server's own judge.
-            timeout: the wait for the answer (judging takes long); the client's by default.
-            also_aggregators: aggregators whose rewards of the same verdicts each result carries in ``also``.
-            rows: rows the items name by ``rowIndex`` (a row its responses share is sent once).
-            omit: result fields not to send back (``judgments``, ``extras``, ``outputs``: the
-                judge's raw outputs; ``judge.stats`` stays).
-
-        Returns:
-            One result per item, in order: ``{index, reward, nativeReward, method, effective,
-            judgments, failedCriteria, extras, judge: {stats, outputs}}`` or ``{index, error}``
-            (a bad shared row fails each item naming it, at ``rows[k]``).
+    async def judge_score_batch(self, items: Sequence[Mapping[str, Any]], *, host: str | None = None, aggregator: str | None = None,
+                                options: Mapping[str, Any] | None = None, judge: Mapping[str, Any] | None = None,
+                                endpoints: Sequence[Mapping[str, Any]] | None = None, timeout: float | None = _UNSET,
+                                also_aggregators: Sequence[str] | None = None, rows: Sequence[Mapping[str, Any]] | None = None,
+                                omit: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """``judge.scoreBatch``: the service judges each ``{host?, row | rowIndex, response, id?}`` with its
+        LLM judge (or ``endpoints``) and scores it; ``judge``: judge options; ``omit``: result fields
+        not to send back (``judgments``, ``extras``, ``outputs``). One result per item.
 
         Raises:
             InvalidParams: the server has no judge and the call names no endpoints (path ``endpoints``).
         """
-        params: dict[str, Any] = {"items": list(items)}
-        if host is not None:
-            params["host"] = host
-        _aggregation(params, aggregator, options)
-        if judge is not None:
-            params["judge"] = judge
-        if endpoints is not None:
-            params["endpoints"] = list(endpoints)
-        if also_aggregators is not None:
-            params["alsoAggregators"] = list(also_aggregators)
-        if rows is not None:
-            params["rows"] = list(rows)
-        if omit is not None:
-            params["omit"] = list(omit)
-        result = await self.call("judge.scoreBatch", params, timeout=timeout)
-        return _results(result)
+        params = _params({"items": list(items)}, host=host, aggregator=aggregator, options=options, judge=judge, endpoints=endpoints,
+                         also_aggregators=also_aggregators, rows=rows, omit=omit)
+        return _results(await self.call("judge.scoreBatch", params, timeout=timeout))
 
     async def judge_info(self) -> dict[str, Any]:
         """``judge.info``: ``{configured: false}``, or the server judge's endpoints, cache and totals."""
-        result: dict[str, Any] = await self.call("judge.info")
-        return result
+        return dict(await self.call("judge.info"))
 
 
 #: The same name in ``gear_bridge.asyncio`` and ``gear_bridge.sync``: switch by import path.
 Client = AsyncClient
 
 
-def _ref_params(rubric_id: str | None, rubric: Mapping[str, Any] | None, reward_model: Mapping[str, Any] | None) -> dict[str, Any]:
+def _ref(rubric_id: str | None, rubric: Mapping[str, Any] | None, reward_model: Mapping[str, Any] | None) -> dict[str, Any]:
     given = {k: v for k, v in (("rubricId", rubric_id), ("rubric", rubric), ("reward_model", reward_model)) if v is not None}
     if len(given) != 1:
         raise TypeError("give exactly one of rubric_id, rubric, reward_model")
     return given
 
 
-def _aggregation(params: dict[str, Any], aggregator: str | None, options: Mapping[str, Any] | None) -> None:
-    if aggregator is not None:
-        params["aggregator"] = aggregator
-    if options is not None:
-        params["options"] = options
+def _params(params: dict[str, Any], **named: Any) -> dict[str, Any]:
+    """``params`` with the ``named`` values that are not None, under their camelCase names."""
+    for name, value in named.items():
+        if value is not None:
+            head, *rest = name.split("_")
+            params[head + "".join(part.title() for part in rest)] = list(value) if isinstance(value, (list, tuple)) else value
+    return params
 
 
 def _results(result: Any) -> list[dict[str, Any]]:
-    results: list[dict[str, Any]] = result["results"]
-    return results
+    return list(result["results"])
 
 
 class connect:
@@ -633,52 +455,33 @@ class connect:
     Args:
         url: the server's address; None starts (once per process) an embedded ``gear serve`` on a
             free loopback port, stopped at exit.
-        token: the server's token (``Authorization: Bearer``); also passed to an embedded server.
-        timeout, connect_timeout, reconnect_deadline, max_message_bytes: as for :class:`AsyncClient`.
         server_command: the command that runs gear, for the embedded server (see
-            :func:`gear_bridge.embedded_server.find_server_command`).
+            :func:`gear_bridge.server.embedded.find_server_command`).
         startup_timeout: seconds the embedded server may take to start.
+        **client: ``token``, ``timeout``, ``connect_timeout``, ``reconnect_deadline``,
+            ``max_message_bytes``: as for :class:`AsyncClient` (the token also for an embedded server).
 
     Raises:
         ConnectionLost: the server cannot be reached within ``connect_timeout``.
         EmbeddedServerError: no gear command, or it did not start.
     """
 
-    def __init__(
-        self,
-        url: str | None = None,
-        *,
-        token: str | None = None,
-        timeout: float | None = 30.0,
-        connect_timeout: float | None = 10.0,
-        reconnect_deadline: float | None = 60.0,
-        max_message_bytes: int | None = 2**28,
-        server_command: Sequence[str] | None = None,
-        startup_timeout: float | None = 30.0,
-    ) -> None:
+    def __init__(self, url: str | None = None, *, server_command: Sequence[str] | None = None, startup_timeout: float | None = 30.0,
+                 **client: Any) -> None:
         self._url = url
         self._server_command = tuple(server_command) if server_command is not None else None
         self._startup_timeout = startup_timeout
-        self._kwargs: dict[str, Any] = {
-            "token": token,
-            "timeout": timeout,
-            "connect_timeout": connect_timeout,
-            "reconnect_deadline": reconnect_deadline,
-            "max_message_bytes": max_message_bytes,
-        }
+        self._kwargs = client
         self._client: AsyncClient | None = None
 
     async def _open(self) -> AsyncClient:
         url = self._url
         if url is None:
-            from ..embedded_server import shared_server_url
+            from ..server.embedded import shared_server_url
 
+            token = self._kwargs.get("token")
             url = await asyncio.get_running_loop().run_in_executor(
-                None,
-                lambda: shared_server_url(
-                    command=self._server_command, token=self._kwargs["token"], startup_timeout=self._startup_timeout
-                ),
-            )
+                None, lambda: shared_server_url(command=self._server_command, token=token, startup_timeout=self._startup_timeout))
         client = AsyncClient(url, **self._kwargs)
         await client.open()
         return client
@@ -690,8 +493,6 @@ class connect:
         self._client = await self._open()
         return self._client
 
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         if self._client is not None:
             await self._client.close()

@@ -41,15 +41,8 @@ def _graph(graph: Mapping[str, Any] | None, size: int, path: tuple[str | int, ..
     return nodes, edges
 
 
-def healthbench_row(
-    record: Mapping[str, Any],
-    *,
-    index: int,
-    graph: Mapping[str, Any] | None = None,
-    format: str = "ruscarl",
-    data_source: str = "healthbench",
-    gear_as: str = "json",
-) -> dict[str, Any]:
+def healthbench_row(record: Mapping[str, Any], *, index: int, graph: Mapping[str, Any] | None = None, format: str = "ruscarl",
+                    data_source: str = "healthbench", gear_as: str = "json") -> dict[str, Any]:
     """One HealthBench record as a VERL row.
 
     Args:

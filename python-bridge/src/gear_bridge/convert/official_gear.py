@@ -19,14 +19,8 @@ __all__ = ["OFFICIAL_FORMATS", "official_gear_row"]
 OFFICIAL_FORMATS = ("official-gear", "gear")
 
 
-def official_gear_row(
-    record: Mapping[str, Any],
-    *,
-    index: int,
-    format: str = "official-gear",
-    data_source: str | None = None,
-    gear_as: str = "json",
-) -> dict[str, Any]:
+def official_gear_row(record: Mapping[str, Any], *, index: int, format: str = "official-gear", data_source: str | None = None,
+                      gear_as: str = "json") -> dict[str, Any]:
     """One official GEAR record as a VERL row.
 
     Args:

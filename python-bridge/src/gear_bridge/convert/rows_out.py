@@ -33,15 +33,8 @@ def node_role(node_type: Any) -> str | None:
     return _ROLES.get(node_type) if isinstance(node_type, str) else None
 
 
-def verl_row(
-    *,
-    data_source: str,
-    prompt: Sequence[Mapping[str, Any]],
-    gear: Mapping[str, Any],
-    index: int,
-    gear_as: str = "json",
-    extra: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+def verl_row(*, data_source: str, prompt: Sequence[Mapping[str, Any]], gear: Mapping[str, Any], index: int, gear_as: str = "json",
+             extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """One VERL dataset row: ``data_source``, ``prompt``, ``ability``, ``reward_model`` and ``extra_info``.
 
     Args:

@@ -12,8 +12,7 @@ its chunk concurrently. The manager reads each sample straight from the batch (n
 which costs verl's naive manager more than the reward itself), decodes the response only when the
 judge needs it (scoring given judgments never reads it), reads the row (``extra_info["gear"]``, with
 the sample's ``tool_extra_fields`` merged over it as naive.py merges them) and the judgments (or
-leaves them to the judge). A judged sample is scored right there when the in-process scorer can
-(:mod:`gear_bridge.in_process`: the server's rewards, no round trip); any other goes to a
+leaves them to the judge). Samples go to a
 :class:`~gear_bridge.verl.coalescer.GroupCoalescer`: the worker's samples go out
 together (one ``rubric.scoreColumns`` / ``host.scoreBatch`` / ``judge.scoreBatch``, each GRPO
 group's row once) as soon as the event loop turned 3 times without a new one, or ``group_wait``
@@ -37,7 +36,6 @@ import weakref
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..exceptions import ConfigError
-from ..in_process import in_process_scorer
 from ..judge import Judge, JudgeCall
 from ..plain_data import plain
 from ..rows import Judgment, parse_judgment, parse_row
@@ -102,15 +100,8 @@ class GearRewardManager(RewardManagerBase):
             this manager (``reward.reward_model.enable`` without ``reward.custom_reward_function.path``).
     """
 
-    def __init__(
-        self,
-        config: Any,
-        tokenizer: Any,
-        compute_score: Any,
-        reward_router_address: str | None = None,
-        reward_model_tokenizer: Any = None,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, config: Any, tokenizer: Any, compute_score: Any, reward_router_address: str | None = None,
+                 reward_model_tokenizer: Any = None, **kwargs: Any) -> None:
         _refuse_unreachable(config)
         super().__init__(config, tokenizer, compute_score)
         self.reward_router_address = reward_router_address
@@ -127,9 +118,8 @@ class GearRewardManager(RewardManagerBase):
         router = RouterInfo(reward_router_address, reward_model_tokenizer)
         model = router.model or _lookup(config, "reward", "reward_model", "model_path")
         self.endpoints = call_endpoints(self.settings, router.address, model if isinstance(model, str) else None)
-        self._coalescers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, GroupCoalescer[Sample, dict[str, float | int]]] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._coalescers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, GroupCoalescer[Sample, dict[str, float | int]]]
+        self._coalescers = weakref.WeakKeyDictionary()
 
     def coalescer(self) -> GroupCoalescer[Sample, dict[str, float | int]]:
         """The running loop's coalescer (a manager may be driven from more than one loop)."""
@@ -147,8 +137,7 @@ class GearRewardManager(RewardManagerBase):
         return await rewarder.score_each(samples)
 
     def _decode(self, valid_ids: Any) -> str:
-        # Here, not on an executor thread as naive.py does: a thread hop per response costs more
-        # than decoding it.
+        # Here, not on an executor thread as naive.py does: a thread hop costs more than decoding.
         text: str = self.tokenizer.decode(valid_ids, skip_special_tokens=True)
         return text
 
@@ -212,10 +201,8 @@ class GearRewardManager(RewardManagerBase):
                     # The token ids tell one response from another as well as its text does.
                     shared_row_guard().check(shared_info, self._identity(valid_ids), ("extra_info",), key_name)
             # Scoring given judgments never reads the response (host rows travel without it), so it
-            # is decoded only for the judge: with 1,500-token responses, decoding was about half of
-            # verl's step.
+            # is decoded only for the judge.
             response = self._decode(valid_ids) if judgment is None else ""
             sample = Sample(row, response, judgment, ("extra_info",), judgment_path)
-        made = in_process_scorer(self.settings).fields(sample.row, sample.judgment) if self.settings.in_process else None
-        fields = made if made is not None else await self.coalescer().submit("all", sample)
+        fields = await self.coalescer().submit("all", sample)
         return {"reward_score": fields["score"], "reward_extra_info": fields}

@@ -23,27 +23,17 @@ from ..asyncio.client import AsyncClient
 from ..exceptions import ConfigError, InvalidParams, PathPart, RowError
 from ..fcp import FcpTally
 from ..rows import GearRow, Judgment
-from ..scoring import Score, Scorer, ScoreRequest, _also_of, _inline_rows, _item_error, _unrecognized
+from ..scoring import _ITEM_OVERHEAD, Score, Scorer, ScoreRequest, also_of, item_error, json_bytes, server_limits, split_chunks
 from ..settings import Settings
 from .coalescer import GroupCoalescer
-from .judge_chunks import judge_chunks
 
 __all__ = ["REWARD_KEYS", "METRIC_KEYS", "JUDGE_CALL_TIMEOUT", "DEFAULT_JUDGE_MAX_CONCURRENT", "Sample", "Rewarder", "call_endpoints"]
 
 logger = logging.getLogger("gear_bridge.verl.rewarder")
 
 #: The keys of every result, in order (verl builds its arrays from the first result's keys).
-REWARD_KEYS = (
-    "score",
-    "native_score",
-    "num_criteria",
-    "unread_judgments",
-    "judged",
-    "judge_failed_criteria",
-    "judge_requests",
-    "judge_cache_hits",
-    "judge_latency_ms",
-)
+REWARD_KEYS = ("score", "native_score", "num_criteria", "unread_judgments", "judged", "judge_failed_criteria", "judge_requests",
+               "judge_cache_hits", "judge_latency_ms")
 #: With ``metrics`` on: the reward of the same judgments under each of these aggregators.
 METRIC_KEYS = ("gear_reward", "flat_reward", "hard_reward")
 _METRIC_AGGREGATORS = {"gear_reward": "gear", "flat_reward": "flat", "hard_reward": "hard"}
@@ -150,8 +140,6 @@ class Rewarder:
         #: Whether the hint about judge_max_concurrent was logged (once per rewarder); the judge
         #: calls in progress, and the requests of the calls that overlapped since none was.
         self.concurrency_hinted = False
-        #: Whether judge.scoreBatch takes shared rows and omit (False once an older server refused them).
-        self.judge_shared_rows = True
         self._judging = 0
         self._overlapping_requests = 0
 
@@ -200,13 +188,8 @@ class Rewarder:
                 metrics[key] = float("nan") if value is None else value
         return metrics
 
-    async def _score_given(
-        self,
-        samples: Sequence[Sample],
-        indices: list[int],
-        out: list[dict[str, float | int] | RowError | ConfigError | None],
-        fcp: FcpTally | None = None,
-    ) -> None:
+    async def _score_given(self, samples: Sequence[Sample], indices: list[int],
+                           out: list[dict[str, float | int] | RowError | ConfigError | None], fcp: FcpTally | None = None) -> None:
         settings = self.settings
         # Rubric rows return the flat reward with every request; host rows return their native one.
         groups = [[i for i in indices if not samples[i].row.is_host], [i for i in indices if samples[i].row.is_host]]
@@ -249,37 +232,30 @@ class Rewarder:
         return items, rows
 
     async def _judge_chunked(self, items: list[dict[str, Any]], rows: list[Mapping[str, Any]], aggregator: str, also: Sequence[str]) -> list[dict[str, Any]]:
-        """``_judge_call`` in as few requests as the server's limits (maxBatchItems, maxPayloadBytes)
-        allow, sent together; the results in the items' order."""
-        max_items, max_bytes = await self.scorer._server_limits()
+        """``judge.scoreBatch`` in as few requests as the server's limits allow, sent together; each
+        request carries the rows its items name, once. The results in the items' order."""
         settings = self.settings
         envelope = {"aggregator": aggregator, "options": settings.options, "judge": settings.judge_options, "endpoints": self.endpoints,
                     "alsoAggregators": list(also), "omit": _JUDGE_OMIT}
-        chunks = judge_chunks(items, rows, max_items, max_bytes, envelope)
-        if len(chunks) == 1:
-            return await self._judge_call(chunks[0][0], chunks[0][1], aggregator, also)
-        answers = await asyncio.gather(*(self._judge_call(chunk_items, chunk_rows, aggregator, also) for chunk_items, chunk_rows in chunks))
+        max_items, budget = await server_limits(self.client, envelope)
+        row_bytes = [json_bytes(row) if budget is not None else 0 for row in rows]
+        entries = [(str(item["rowIndex"]), row_bytes[item["rowIndex"]],
+                    _ITEM_OVERHEAD + len(item["host"]) + (json_bytes(item["response"]) if budget is not None else 0)) for item in items]
+        requests = []
+        for chunk in split_chunks(entries, max_items, budget):
+            named: dict[int, int] = {}
+            chunk_items = []
+            for position in chunk:
+                item = items[position]
+                index = named.setdefault(item["rowIndex"], len(named))
+                chunk_items.append({**item, "rowIndex": index})
+            chunk_rows = [rows[k] for k in named]
+            requests.append(self._judge_request(chunk_items, chunk_rows, _JUDGE_OMIT, aggregator, also))
+        answers = await asyncio.gather(*requests)
         return [result for answer in answers for result in answer]
 
-    async def _judge_call(self, items: list[dict[str, Any]], rows: list[Mapping[str, Any]], aggregator: str, also: Sequence[str]) -> list[dict[str, Any]]:
-        if self.judge_shared_rows:
-            try:
-                return await self._judge_request(items, rows, _JUDGE_OMIT, aggregator, also)
-            except InvalidParams as error:
-                if not _unrecognized(error, ("rows", "omit")):
-                    raise
-                logger.warning("the gear server predates shared rows in judge.scoreBatch (%s); every item carries its row", error.message)
-                self.judge_shared_rows = False  # an older server
-        return await self._judge_request(_inline_rows(items, rows), None, None, aggregator, also)
-
-    async def _judge_request(
-        self,
-        items: list[dict[str, Any]],
-        rows: list[Mapping[str, Any]] | None,
-        omit: Sequence[str] | None,
-        aggregator: str,
-        also: Sequence[str],
-    ) -> list[dict[str, Any]]:
+    async def _judge_request(self, items: list[dict[str, Any]], rows: list[Mapping[str, Any]] | None, omit: Sequence[str] | None,
+                             aggregator: str, also: Sequence[str]) -> list[dict[str, Any]]:
         settings = self.settings
         try:
             return await self.client.judge_score_batch(
@@ -308,20 +284,6 @@ class Rewarder:
                 raise ConfigError(error.path, error.message) from None
             raise
 
-    async def _judge_call_per_aggregator(
-        self, items: list[dict[str, Any]], rows: list[Mapping[str, Any]], wanted: Sequence[str]
-    ) -> list[dict[str, Any]]:
-        """An older server (no alsoAggregators): one call per aggregator, the judge's answers from its cache."""
-        logger.warning("the gear server predates alsoAggregators; judge.scoreBatch once per metric aggregator")
-        results = await self._judge_call(items, rows, self.settings.aggregator, ())
-        good = [k for k, r in enumerate(results) if "error" not in r]
-        others = await asyncio.gather(*(self._judge_call([items[k] for k in good], rows, a, ()) for a in wanted)) if good else []
-        for aggregator, answers in zip(wanted, others):
-            for k, answer in zip(good, answers):
-                if "reward" in answer:
-                    results[k].setdefault("also", {})[aggregator] = answer["reward"]
-        return results
-
     async def _judge(
         self, samples: Sequence[Sample], indices: list[int], out: list[dict[str, float | int] | RowError | ConfigError | None]
     ) -> None:
@@ -340,12 +302,7 @@ class Rewarder:
         wanted = self._wanted(())
         self._judging += 1
         try:
-            try:
-                results = await self._judge_chunked(items, rows, settings.aggregator, wanted)
-            except InvalidParams as error:
-                if not (wanted and _unrecognized(error, ("alsoAggregators",))):
-                    raise
-                results = await self._judge_call_per_aggregator(items, rows, wanted)
+            results = await self._judge_chunked(items, rows, settings.aggregator, wanted)
         finally:
             self._judging -= 1
         self._hint_concurrency(results)
@@ -353,12 +310,12 @@ class Rewarder:
         for index, result in zip(sendable, results):
             sample = samples[index]
             if "error" in result:
-                out[index] = _item_error(sample.request(), result["error"])
+                out[index] = item_error(sample.request(), result["error"])
                 continue
             stats = result.get("judge", {}).get("stats", {})
             failed_criteria += int(result.get("failedCriteria", 0))
             failed_requests += int(stats.get("failedRequests", 0))
-            also = _also_of(result, wanted)
+            also = also_of(result, wanted)
             score = Score(float(result["reward"]), float(result["nativeReward"]), str(result["method"]), tuple(result["effective"]), 0, also)
             out[index] = _fields(score, result, self._metrics(score, False))
         if failed_criteria or failed_requests:
@@ -374,10 +331,8 @@ class Rewarder:
         calls) outnumbered the default limit of requests in flight, so they queued behind it.
 
         The default (32 per endpoint, the official GEAR scripts') leaves most of a vLLM or SGLang
-        judge's slots idle: one step of RuscaRL rows (~10,500 requests) against a 256-slot endpoint
-        took 6.8 times a flat function's step with it, 1.02-1.03 times with
-        ``judge_max_concurrent=256`` (bench/python/verl_judge_step.py). Not when the user set the limit, nor for a server's own
-        judge started elsewhere (its limit is its own).
+        judge's slots idle (bench/RESULTS.md). Not when the user set the limit, nor for a server's
+        own judge started elsewhere (its limit is its own).
         """
         settings = self.settings
         if self.concurrency_hinted or settings.judge_max_concurrent is not None:
@@ -396,8 +351,3 @@ class Rewarder:
             "while the step waits: set judge_max_concurrent (GEAR_JUDGE_MAX_CONCURRENT) to its slots per endpoint",
             requests, DEFAULT_JUDGE_MAX_CONCURRENT, endpoints,
         )
-
-
-def describe_endpoints(endpoints: Sequence[Mapping[str, Any]] | None) -> str:
-    """For logs: the endpoint URLs, no keys."""
-    return "the server's judge" if endpoints is None else json.dumps([e.get("url") for e in endpoints])

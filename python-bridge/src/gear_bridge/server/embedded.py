@@ -2,14 +2,14 @@
 
 ``shared_server_url()`` starts one server per process on a free loopback port (``--port 0``), reads
 its ``{"event":"listening","url":...}`` line from stdout, reuses it for every client of the process
-and stops it at exit. Its structured stderr log is forwarded to the ``gear_bridge.embedded_server``
+and stops it at exit. Its structured stderr log is forwarded to the ``gear_bridge.server.embedded``
 logger at DEBUG level (the last lines are quoted when it fails to start).
 
 The gear command is, in order: ``GEAR_SERVER_COMMAND`` (shell-split, e.g.
 ``node /path/to/gear/dist/cli/main.js``), a ``gear`` next to the running Python (the project venv's
-launcher), ``gear`` on PATH, the service packaged in the wheel (``gear_bridge.node_runtime``).
+launcher), ``gear`` on PATH, the service packaged in the wheel (``gear_bridge.server.node_runtime``).
 
-Worker processes of one machine share one server through :mod:`gear_bridge.shared_server`.
+Worker processes of one machine share one server through :mod:`gear_bridge.server.machine`.
 """
 
 from __future__ import annotations
@@ -29,20 +29,16 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Mapping, Sequence
 
-from .exceptions import EmbeddedServerError
+from ..exceptions import EmbeddedServerError
 from .node_runtime import packaged_server_command
 
 __all__ = ["SERVER_NODE_OPTIONS", "EmbeddedServer", "find_server_command", "server_environment", "shared_server_url", "stop_shared_server"]
 
-logger = logging.getLogger("gear_bridge.embedded_server")
+logger = logging.getLogger("gear_bridge.server.embedded")
 
-#: V8's young generation for the server: semi-spaces of up to 64 MiB instead of Node's 16. A judged
-#: chunk of a verl step holds ~1,300 prompts of ~4 KB while they wait for a judge slot, and every
-#: scavenge copied them; with a fast judge the server's CPU per request is what the step waits for.
-#: On judge.scoreBatch chunks of a verl step against a 20 ms judge, it gave 0.87 of the CPU per
-#: request and 0.95 of the chunk's time (bench/README.md, "The service's CPU per judge request").
-#: The space only grows as far as the allocation rate needs; a NODE_OPTIONS that sets the size
-#: itself wins.
+#: V8's young generation for the server: semi-spaces of up to 64 MiB instead of Node's 16, so the
+#: prompts a judged chunk holds while they wait for a judge slot are not copied at every scavenge.
+#: A NODE_OPTIONS that sets the size itself wins.
 SERVER_NODE_OPTIONS = "--max-semi-space-size=64"
 
 
@@ -103,18 +99,9 @@ class EmbeddedServer:
             killed leaves no orphan server behind.
     """
 
-    def __init__(
-        self,
-        command: Sequence[str] | None = None,
-        *,
-        host: str = "127.0.0.1",
-        port: int = 0,
-        token: str | None = None,
-        extra_args: Sequence[str] = (),
-        startup_timeout: float | None = 30.0,
-        env: Mapping[str, str] | None = None,
-        die_with_parent: bool = False,
-    ) -> None:
+    def __init__(self, command: Sequence[str] | None = None, *, host: str = "127.0.0.1", port: int = 0, token: str | None = None,
+                 extra_args: Sequence[str] = (), startup_timeout: float | None = 30.0, env: Mapping[str, str] | None = None,
+                 die_with_parent: bool = False) -> None:
         self.command = list(command) if command is not None else None
         self.die_with_parent = die_with_parent
         self.host = host
@@ -270,14 +257,8 @@ _shared_lock = threading.Lock()
 _atexit_registered = False
 
 
-def shared_server_url(
-    *,
-    command: Sequence[str] | None = None,
-    token: str | None = None,
-    startup_timeout: float | None = 30.0,
-    env: Mapping[str, str] | None = None,
-    extra_args: Sequence[str] = (),
-) -> str:
+def shared_server_url(*, command: Sequence[str] | None = None, token: str | None = None, startup_timeout: float | None = 30.0,
+                      env: Mapping[str, str] | None = None, extra_args: Sequence[str] = ()) -> str:
     """The address of this process's embedded server, started on first use and stopped at exit.
 
     A forked child starts its own (the parent's stays the parent's). A server that died is

@@ -1,6 +1,6 @@
-"""``python -m gear_bridge.server_keeper DIR``: keeps one machine server alive while it has users.
+"""``python -m gear_bridge.server.keeper DIR``: keeps one machine server alive while it has users.
 
-Started by :func:`gear_bridge.shared_server.machine_server_url` in a session of its own. It first
+Started by :func:`gear_bridge.server.machine.machine_server_url` in a session of its own. It first
 forks: the keeper proper is the child, and the started process only waits until that child listens
 (exit 0) or fails (its exit code), then exits. So the keeper is no child of the worker that started it:
 Ray kills a worker's child processes when the worker exits (``RAY_kill_child_processes_on_worker_exit``,
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from types import FrameType
 
-from .embedded_server import EmbeddedServer
+from .embedded import EmbeddedServer
 
 __all__ = ["main", "live_users"]
 
@@ -85,7 +85,7 @@ def main(argv: list[str]) -> int:
     handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
     logging.getLogger("gear_bridge").addHandler(handler)
     logging.getLogger("gear_bridge").setLevel(logging.DEBUG)
-    log = logging.getLogger("gear_bridge.server_keeper")
+    log = logging.getLogger("gear_bridge.server.keeper")
     stopping = False
 
     def stop(signum: int, frame: FrameType | None) -> None:

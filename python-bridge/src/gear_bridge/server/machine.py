@@ -10,11 +10,11 @@ per machine. The processes meet in a run directory::
         users/         one file per attached process, flock'ed by it for as long as it lives
         server.log     the server's log lines, keeper.log the keeper's
 
-The first process to attach starts a keeper (``python -m gear_bridge.server_keeper DIR``) in its own
+The first process to attach starts a keeper (``python -m gear_bridge.server.keeper DIR``) in its own
 session: the keeper starts the server on a free loopback port, writes ``server.json``, restarts the
 server on the same port if it dies, and stops it once no user file is locked any more (every user
 exited or crashed). The keeper is not a child of any worker (it forks itself off, see
-:mod:`gear_bridge.server_keeper`), so a worker's crash or exit does not take the server down, even
+:mod:`gear_bridge.server.keeper`), so a worker's crash or exit does not take the server down, even
 under Ray, which kills an exiting worker's children; the server is the keeper's child and gets
 SIGTERM if the keeper itself is killed. A process that attaches while a live keeper is restarting
 its server waits for it. If the keeper dies, the workers' clients (``AsyncClient(locate=...)``) call
@@ -41,11 +41,11 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 from urllib.parse import urlparse
 
-from .exceptions import EmbeddedServerError
+from ..exceptions import EmbeddedServerError
 
 __all__ = ["machine_server_url", "server_directory", "read_server_file"]
 
-logger = logging.getLogger("gear_bridge.shared_server")
+logger = logging.getLogger("gear_bridge.server.machine")
 
 _lock = threading.Lock()
 #: Keepers this process started, reaped once they end (they are meant to outlive it).
@@ -116,16 +116,8 @@ def _register_user(directory: Path) -> None:
     _users[key] = (os.getpid(), fd)
 
 
-def machine_server_url(
-    *,
-    command: Sequence[str],
-    token: str | None,
-    env: Mapping[str, str],
-    extra_args: Sequence[str] = (),
-    identity: Mapping[str, Any],
-    run_dir: str | None = None,
-    startup_timeout: float | None = 30.0,
-) -> str:
+def machine_server_url(*, command: Sequence[str], token: str | None, env: Mapping[str, str], extra_args: Sequence[str] = (),
+                       identity: Mapping[str, Any], run_dir: str | None = None, startup_timeout: float | None = 30.0) -> str:
     """The address of this machine's server for ``identity``, starting its keeper if none runs.
 
     Args:
@@ -155,27 +147,21 @@ def machine_server_url(
             return _start_keeper(directory, command, token, env, extra_args, startup_timeout)
 
 
-def _start_keeper(
-    directory: Path,
-    command: Sequence[str],
-    token: str | None,
-    env: Mapping[str, str],
-    extra_args: Sequence[str],
-    startup_timeout: float | None,
-) -> str:
+def _start_keeper(directory: Path, command: Sequence[str], token: str | None, env: Mapping[str, str], extra_args: Sequence[str],
+                  startup_timeout: float | None) -> str:
     (directory / "server.json").unlink(missing_ok=True)
     config = {"command": list(command), "extra_args": list(extra_args), "startup_timeout": startup_timeout}
     (directory / "keeper.json").write_text(json.dumps(config), encoding="utf-8")
     child_env = dict(env)
     if token is not None:
         child_env["GEAR_TOKEN"] = token
-    package_root = str(Path(__file__).resolve().parent.parent)
+    package_root = str(Path(__file__).resolve().parents[2])
     child_env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, child_env.get("PYTHONPATH", "")) if p)
     log = os.open(directory / "keeper.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
     try:
         pid = os.posix_spawn(
             sys.executable,
-            [sys.executable, "-m", "gear_bridge.server_keeper", str(directory)],
+            [sys.executable, "-m", "gear_bridge.server.keeper", str(directory)],
             child_env,
             file_actions=[(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0), (os.POSIX_SPAWN_DUP2, log, 1), (os.POSIX_SPAWN_DUP2, log, 2)],
             setsid=True,  # not in the worker's process group: a worker crash leaves it running

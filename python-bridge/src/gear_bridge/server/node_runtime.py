@@ -22,11 +22,11 @@ import subprocess
 from pathlib import Path
 from typing import Mapping
 
-from .exceptions import EmbeddedServerError
+from ..exceptions import EmbeddedServerError
 
 __all__ = ["packaged_service", "packaged_server_command", "node_abi"]
 
-_SERVICE = Path(__file__).resolve().parent / "_service"
+_SERVICE = Path(__file__).resolve().parent.parent / "_service"
 
 
 def packaged_service() -> Path | None:
