@@ -86,7 +86,7 @@ export class JudgeTransport {
 
   info(): TransportInfo {
     const now = this.now();
-    return { endpoints: this.endpoints.map((e) => e.info(now)), totals: { ...this.totals } };
+    return { deadlineMs: this.config.deadlineMs, endpoints: this.endpoints.map((e) => e.info(now)), totals: { ...this.totals } };
   }
 
   /** Aborts every call in progress (kind 'aborted') and stops the limiters and probes. */

@@ -36,6 +36,8 @@ export interface TransportTotals {
 }
 
 export interface TransportInfo {
+  /** How long a request is retried through transport faults, from its first send. */
+  readonly deadlineMs: number;
   readonly endpoints: readonly EndpointInfo[];
   readonly totals: TransportTotals;
 }

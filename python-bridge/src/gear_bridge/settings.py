@@ -24,6 +24,7 @@ keyword                     environment variable         default
 ``judge_rpm``               ``GEAR_JUDGE_RPM``           None: no requests-per-minute limit
 ``judge_tpm``               ``GEAR_JUDGE_TPM``           None: no tokens-per-minute limit
 ``judge_timeout``           ``GEAR_JUDGE_TIMEOUT``       None: 300 s per LLM request (the server's)
+``judge_deadline``          ``GEAR_JUDGE_DEADLINE``      None: 300 s of retrying a faulty request (the server's)
 ``judge_cache``             ``GEAR_JUDGE_CACHE``         None: answers cached in memory only
 ``judge_options``           ``GEAR_JUDGE_OPTIONS`` (JSON)  None: the official decoding, pessimistic
 ``reward_router``           ``GEAR_REWARD_ROUTER``       True: judge through verl's reward router
@@ -88,6 +89,7 @@ class Settings:
     judge_rpm: float | None = None
     judge_tpm: float | None = None
     judge_timeout: float | None = None
+    judge_deadline: float | None = None
     judge_cache: str | None = None
     judge_options: Mapping[str, Any] | None = None
     reward_router: bool = True
@@ -101,13 +103,13 @@ class Settings:
         settings are part of an embedded server's identity)."""
         return (self.url, self.token, self.server_command, self.timeout, self.connect_timeout, self.reconnect_deadline, self.startup_timeout,
                 self.judge_url, self.judge_model, self.judge_api_key, self.judge_max_concurrent, self.judge_rpm, self.judge_tpm,
-                self.judge_timeout, self.judge_cache, self.run_dir, self.shared_server)
+                self.judge_timeout, self.judge_deadline, self.judge_cache, self.run_dir, self.shared_server)
 
 
 _NAMES = tuple(f.name for f in fields(Settings))
 #: Each setting's environment variable: GEAR_ and its name in capitals (the server address: GEAR_BRIDGE_URL).
 ENVIRONMENT: dict[str, str] = {name: "GEAR_BRIDGE_URL" if name == "url" else f"GEAR_{name.upper()}" for name in _NAMES}
-_DURATIONS = ("timeout", "connect_timeout", "reconnect_deadline", "startup_timeout", "group_wait", "judge_timeout")
+_DURATIONS = ("timeout", "connect_timeout", "reconnect_deadline", "startup_timeout", "group_wait", "judge_timeout", "judge_deadline")
 _COUNTS = ("judge_max_concurrent",)
 _RATES = ("judge_rpm", "judge_tpm")
 _FLAGS = ("metrics", "reward_router", "shared_server")

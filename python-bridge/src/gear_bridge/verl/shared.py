@@ -32,13 +32,8 @@ __all__ = ["VERL_EXTRA_KWARGS", "RouterInfo", "CallSettings", "call_settings", "
 VERL_EXTRA_KWARGS = frozenset({"reward_router_address", "reward_model_tokenizer"})
 
 #: The judge variables a server reads at start (cli/options/judge-flags.ts).
-_SERVER_JUDGE_ENV = {
-    "judge_model": "GEAR_JUDGE_MODEL",
-    "judge_api_key": "GEAR_JUDGE_API_KEY",
-    "judge_max_concurrent": "GEAR_JUDGE_MAX_CONCURRENT",
-    "judge_timeout": "GEAR_JUDGE_TIMEOUT",
-    "judge_cache": "GEAR_JUDGE_CACHE",
-}
+_SERVER_JUDGE_ENV = {name: ENVIRONMENT[name] for name in ("judge_model", "judge_api_key", "judge_max_concurrent", "judge_timeout",
+                                                    "judge_deadline", "judge_cache")}
 
 _settings_cache: dict[tuple[str, tuple[str | None, ...]], Settings] = {}
 _settings_lock = threading.Lock()
