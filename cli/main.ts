@@ -58,7 +58,8 @@ const COMMAND_HELP: Readonly<Record<string, string>> = {
              [--concurrency N] [--max-concurrent-requests N] [--timeout SECONDS] [--deadline SECONDS]
              [--aggregator flat|hard|gear|gear-exact|auto] [--on-judge-failure pessimistic|official|error]
              [--structured-output] [--p-from verbalized|logprobs] [--seed S] [--temperature T]
-             [--max-tokens N] [--max-reasks N] [--rpm N] [--tpm N] [--explain] [same scalarizer options as aggregate]
+             [--max-tokens N] [--max-reasks N] [--rpm N] [--tpm N] [--routing prefix|least-outstanding]
+             [--explain] [same scalarizer options as aggregate]
       Judges each JSONL line {"row": <host row>, "response": "..."} with the LLM at the
       OpenAI-compatible endpoints (vLLM, SGLang, llama.cpp server, hosted APIs) and scores it. Writes
       what gear score writes plus failed_criteria, the judge's stats and raw outputs (judge_outputs
@@ -73,6 +74,9 @@ const COMMAND_HELP: Readonly<Record<string, string>> = {
       GEAR_JUDGE_CACHE. Transport faults (429, 408, 5xx, connection errors, timeouts, garbage bodies)
       are retried until --deadline SECONDS per request (default 300, from its first send); only a
       request still unanswered then fails its criteria (failures: the reason per criterion).
+      --routing (or GEAR_JUDGE_ROUTING): prefix (default) sends requests that share a leading text
+      (a response's criteria, a prompt's rollouts) to the endpoint that got it last, so its prompt
+      cache is reused, unless that endpoint's load is out of balance; least-outstanding ignores prefixes.
 `,
   'sample-rows': `  gear sample-rows [--host gear|ruscarl] [--limit N] [--responses N]
       Prints gear judge input lines from the bundled HealthBench rows (MIT): each row in the host's

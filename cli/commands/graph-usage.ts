@@ -7,7 +7,7 @@ export const GRAPH_HELP: Readonly<Record<string, string>> = {
                    [--pair-candidates N] [--edge-threshold T] [--max-parents N]
                    [--edge-batch-size N] [--role-reasks N] [--edge-reasks N] [--no-schema]
                    [--max-concurrent-requests N] [--timeout SECONDS] [--deadline SECONDS] [--seed S]
-                   [--temperature T] [--rpm N] [--tpm N]
+                   [--temperature T] [--rpm N] [--tpm N] [--routing prefix|least-outstanding]
       Builds each rubric's dependency graph with the LLM at the OpenAI-compatible endpoints and
       writes the rows with reward_model.graph {nodes, edges} and each criterion's tags.node_type
       (official vocabulary), plus gear_annotation_stats per row and

@@ -21,6 +21,7 @@ export const JUDGE_FLAGS = {
   'max-reasks': { type: 'string' },
   rpm: { type: 'string' },
   tpm: { type: 'string' },
+  routing: { type: 'string' },
 } as const;
 
 export type JudgeFlagValues = { readonly [K in keyof typeof JUDGE_FLAGS]?: (typeof JUDGE_FLAGS)[K]['type'] extends 'boolean' ? boolean | undefined : string | undefined };
@@ -36,7 +37,7 @@ function num(flag: string, text: string | undefined, integer: boolean, min: numb
 
 /**
  * The judge configuration from flags, falling back to GEAR_JUDGE_URL, GEAR_JUDGE_MODEL,
- * GEAR_JUDGE_API_KEY, GEAR_JUDGE_MAX_CONCURRENT, GEAR_JUDGE_TIMEOUT, GEAR_JUDGE_DEADLINE and GEAR_JUDGE_CACHE; undefined
+ * GEAR_JUDGE_API_KEY, GEAR_JUDGE_MAX_CONCURRENT, GEAR_JUDGE_TIMEOUT, GEAR_JUDGE_DEADLINE, GEAR_JUDGE_ROUTING and GEAR_JUDGE_CACHE; undefined
  * when no endpoint is given (a server without a judge answers judge.* with an error that says so).
  */
 export function judgeConfigFromFlags(values: JudgeFlagValues, env: NodeJS.ProcessEnv): JudgeRuntimeConfig | undefined {
@@ -58,6 +59,10 @@ export function judgeConfigFromFlags(values: JudgeFlagValues, env: NodeJS.Proces
     }).map((e) => ({ ...e, ...(rpm === undefined ? {} : { rpm }), ...(tpm === undefined ? {} : { tpm }) }));
   } catch (error) {
     throw new GearError('usage', ['--judge-url'], error instanceof Error ? error.message : String(error));
+  }
+  const routing = values.routing ?? (env['GEAR_JUDGE_ROUTING'] || undefined);
+  if (routing !== undefined && routing !== 'prefix' && routing !== 'least-outstanding') {
+    throw new GearError('usage', ['--routing'], `must be prefix or least-outstanding, got "${routing}"`);
   }
   const seed = num('--seed', values.seed, true, 0);
   const temperature = num('--temperature', values.temperature, false, 0);
@@ -86,6 +91,7 @@ export function judgeConfigFromFlags(values: JudgeFlagValues, env: NodeJS.Proces
       endpoints,
       ...(timeout === undefined ? {} : { requestTimeoutMs: Math.round(timeout * 1000) }),
       ...(deadline === undefined ? {} : { deadlineMs: Math.round(deadline * 1000) }),
+      ...(routing === undefined ? {} : { prefixAffinity: { enabled: routing === 'prefix' } }),
     },
     ...(cacheFile === undefined ? {} : { cache: { file: cacheFile } }),
     options,

@@ -79,6 +79,23 @@ export const TransportConfigSchema = z.strictObject({
     .prefault({}),
   /** Charged to the tpm limit at admission, corrected by the reply's usage. */
   estimatedTokensPerRequest: z.int().positive().default(2000),
+  /**
+   * Prefix-aware routing (prefix-affinity.ts): a request goes to the endpoint its longest known
+   * leading text was last sent to, so that server's prompt cache is reused, unless that endpoint
+   * is out of balance with the others (load - min > balanceAbsolute and load >
+   * balanceRelative x min: then least-outstanding). `enabled: false`: least-outstanding only.
+   */
+  prefixAffinity: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      blockChars: z.int().min(16).default(1024),
+      maxBlocks: z.int().min(1).max(4096).default(32),
+      maxEntries: z.int().min(1).default(32_768),
+      balanceAbsolute: z.number().nonnegative().default(32),
+      balanceRelative: z.number().min(1).default(1.5),
+      lookahead: z.int().min(1).default(64),
+    })
+    .prefault({}),
 });
 export type TransportConfig = z.output<typeof TransportConfigSchema>;
 export type TransportConfigInput = z.input<typeof TransportConfigSchema>;

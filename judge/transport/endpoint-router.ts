@@ -1,4 +1,6 @@
+import type { ChatMessage } from './chat-call.js';
 import type { AttemptResult, JudgeEndpoint } from './judge-endpoint.js';
+import { PrefixAffinity, type AffinityOutcome, type PrefixAffinityConfig, type PrefixAffinityStats, type PrefixKey } from './prefix-affinity.js';
 
 /** A slot on one endpoint, held for one HTTP attempt. */
 export interface Lease {
@@ -17,16 +19,31 @@ export interface SlotRequest {
   /** Endpoints never to use (where this call's other copy runs). */
   readonly exclude: ReadonlySet<JudgeEndpoint>;
   readonly granted: (lease: Lease) => void;
+  /** The call's prefix key (`prefixKey()`): routed by prefix affinity when that is on. */
+  readonly prefix?: PrefixKey | undefined;
 }
 
 interface Waiter extends SlotRequest {
   readonly seq: number;
 }
 
+interface Deferred {
+  readonly waiter: Waiter;
+  /** Blocks of its prefix known on its preferred endpoint: what moving it elsewhere loses. */
+  readonly blocks: number;
+}
+
+/** Where a waiter goes, and why; or that it waits for its preferred endpoint's next slot. */
+type Pick = { readonly endpoint: JudgeEndpoint; readonly how: AffinityOutcome } | { readonly wait: number } | undefined;
+
 /**
  * Least-outstanding routing with a waiting line. A waiter gets the endpoint with the fewest
  * outstanding requests (ties: least recently used) among those that accept traffic and have a
  * free slot; when none has, it waits for a slot, an ejection's end or a Retry-After's end.
+ * With prefix affinity (prefix-affinity.ts), a waiter whose prefix was sent to an endpoint that
+ * is still usable and in balance goes there, or waits for its next slot; a slot left free after
+ * that goes to the waiting call with the least cached prefix to lose (a free slot never idles
+ * while calls wait).
  */
 export class EndpointRouter {
   private readonly waiters: Waiter[] = [];
@@ -37,10 +54,26 @@ export class EndpointRouter {
   private pumping = false;
   private pumpAgain = false;
 
+  private readonly affinity: PrefixAffinity<JudgeEndpoint> | undefined;
+
   constructor(
     readonly endpoints: readonly JudgeEndpoint[],
     private readonly now: () => number,
-  ) {}
+    affinity?: PrefixAffinityConfig,
+  ) {
+    // One endpoint has nothing to choose between.
+    this.affinity = affinity?.enabled === true && endpoints.length >= 2 ? new PrefixAffinity(affinity, endpoints) : undefined;
+  }
+
+  /** The prefix key of a call's messages; undefined when prefix affinity is off. */
+  prefixKey(messages: readonly ChatMessage[]): PrefixKey | undefined {
+    return this.affinity?.keyOf(messages);
+  }
+
+  /** Prefix affinity's counts; undefined when it is off. */
+  affinityInfo(): (PrefixAffinityStats & { readonly entries: number }) | undefined {
+    return this.affinity?.info();
+  }
 
   get waiting(): number {
     return this.waiters.length;
@@ -86,6 +119,8 @@ export class EndpointRouter {
 
   private pumpOnce(): void {
     const now = this.now();
+    const deferred: Deferred[] = [];
+    const lookahead = this.affinity?.config.lookahead ?? Infinity;
     for (const e of this.endpoints) e.refreshLoad();
     for (let i = 0; i < this.waiters.length; ) {
       // Panic (Envoy's panic threshold, at 0 healthy): when every endpoint's breaker has it
@@ -95,41 +130,75 @@ export class EndpointRouter {
       const panic = !this.endpoints.some((e) => e.breakerAdmits(now));
       if (!this.endpoints.some((e) => e.hasCapacity() && (panic ? !e.resting(now) : e.acceptsTraffic(now)))) break;
       const waiter = this.waiters[i] as Waiter;
-      const endpoint = this.pick(waiter, now, panic);
-      if (endpoint === undefined) {
+      const choice = this.pick(waiter, now, panic, true);
+      if (choice === undefined) {
+        i++;
+        continue;
+      }
+      if ('wait' in choice) {
+        // Its preferred endpoint is full but in balance: let younger calls have the other slots.
+        deferred.push({ waiter, blocks: choice.wait });
+        if (deferred.length >= lookahead) break;
         i++;
         continue;
       }
       this.waiters.splice(i, 1);
-      const order = ++this.order;
-      const probe = endpoint.dispatch(now, order, panic);
-      let released = false;
-      waiter.granted({
-        endpoint,
-        probe,
-        release: (result) => {
-          if (released) return;
-          released = true;
-          endpoint.finish(probe, result, order, panic);
-          this.pump();
-        },
-      });
+      this.grant(waiter, choice.endpoint, choice.how, now, panic);
+    }
+    // Slots still free: to the deferred calls with the least known prefix to lose, oldest first.
+    while (deferred.length > 0) {
+      if (!this.endpoints.some((e) => e.hasCapacity() && e.acceptsTraffic(now))) break;
+      let k = 0;
+      for (let j = 1; j < deferred.length; j++) if ((deferred[j] as Deferred).blocks < (deferred[k] as Deferred).blocks) k = j;
+      const { waiter } = deferred.splice(k, 1)[0] as Deferred;
+      // A grant above may have ended calls that withdrew from the line.
+      const at = this.waiters.indexOf(waiter);
+      if (at < 0) continue;
+      const choice = this.pick(waiter, now, false, false);
+      if (choice === undefined || 'wait' in choice) continue;
+      this.waiters.splice(at, 1);
+      this.grant(waiter, choice.endpoint, 'moved', now, false);
     }
     this.armTimer(now);
   }
 
-  private pick(waiter: Waiter, now: number, panic: boolean): JudgeEndpoint | undefined {
+  private grant(waiter: Waiter, endpoint: JudgeEndpoint, how: AffinityOutcome, now: number, panic: boolean): void {
+    const order = ++this.order;
+    const probe = endpoint.dispatch(now, order, panic);
+    this.affinity?.record(waiter.prefix, endpoint, how);
+    let released = false;
+    waiter.granted({
+      endpoint,
+      probe,
+      release: (result) => {
+        if (released) return;
+        released = true;
+        endpoint.finish(probe, result, order, panic);
+        this.pump();
+      },
+    });
+  }
+
+  private pick(waiter: Waiter, now: number, panic: boolean, useAffinity: boolean): Pick {
     let usable = this.endpoints.filter((e) => !waiter.exclude.has(e) && (panic ? !e.resting(now) : e.acceptsTraffic(now)));
     if (waiter.avoid.size > 0) {
       const others = usable.filter((e) => !waiter.avoid.has(e));
       if (others.length > 0) usable = others;
+    }
+    let how: AffinityOutcome = 'no-key';
+    // Never in panic: then every endpoint is ejected, and any answer is worth more than a cache hit.
+    if (useAffinity && !panic && this.affinity !== undefined) {
+      const choice = this.affinity.choose(waiter.prefix, usable);
+      if (choice.kind === 'go') return { endpoint: choice.endpoint, how: 'followed' };
+      if (choice.kind === 'wait') return { wait: choice.blocks };
+      how = choice.why;
     }
     let best: JudgeEndpoint | undefined;
     for (const e of usable) {
       if (!e.hasCapacity()) continue;
       if (best === undefined || e.load() < best.load() || (e.load() === best.load() && e.lastUsed < best.lastUsed)) best = e;
     }
-    return best;
+    return best === undefined ? undefined : { endpoint: best, how };
   }
 
   /** Wakes the line when an ejection or a Retry-After ends while someone waits. */

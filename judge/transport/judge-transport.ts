@@ -5,6 +5,7 @@ import { EndpointRouter, type Lease } from './endpoint-router.js';
 import { JudgeEndpoint } from './judge-endpoint.js';
 import { LatencyWindow } from './latency-window.js';
 import { ChatBodyText, exchangeChat, type ExchangeReply } from './openai-exchange.js';
+import type { PrefixKey } from './prefix-affinity.js';
 import { JudgeTransportError, type JudgeTransportErrorKind } from './transport-error.js';
 import type { TransportEvent, TransportInfo } from './transport-info.js';
 
@@ -66,7 +67,7 @@ export class JudgeTransport {
       changed: () => this.router.pump(),
     };
     this.endpoints = this.config.endpoints.map((e) => new JudgeEndpoint(e, deps));
-    this.router = new EndpointRouter(this.endpoints, this.now);
+    this.router = new EndpointRouter(this.endpoints, this.now, this.config.prefixAffinity);
   }
 
   /** @throws JudgeTransportError */
@@ -86,7 +87,8 @@ export class JudgeTransport {
 
   info(): TransportInfo {
     const now = this.now();
-    return { deadlineMs: this.config.deadlineMs, endpoints: this.endpoints.map((e) => e.info(now)), totals: { ...this.totals } };
+    const prefixAffinity = this.router.affinityInfo();
+    return { deadlineMs: this.config.deadlineMs, endpoints: this.endpoints.map((e) => e.info(now)), totals: { ...this.totals }, ...(prefixAffinity === undefined ? {} : { prefixAffinity }) };
   }
 
   /** Aborts every call in progress (kind 'aborted') and stops the limiters and probes. */
@@ -147,6 +149,8 @@ class CallRun {
   /** Set when the first attempt goes out: the time in our own waiting line does not count. */
   private deadline = Infinity;
   private readonly body: ChatBodyText;
+  /** Its leading text's block hashes, for prefix-aware routing (undefined when that is off). */
+  private readonly prefix: PrefixKey | undefined;
   private readonly running = new Set<RunningAttempt>();
   private readonly tried = new Set<JudgeEndpoint>();
   private attempts = 0;
@@ -169,6 +173,7 @@ class CallRun {
     this.startedAt = transport.now();
     // The model differs per endpoint: written at each attempt.
     this.body = new ChatBodyText(call);
+    this.prefix = router.prefixKey(call.messages);
   }
 
   start(): void {
@@ -185,6 +190,7 @@ class CallRun {
     const exclude = role === 'hedge' ? new Set([...this.running].map((a) => a.lease.endpoint)) : new Set<JudgeEndpoint>();
     this.withdraw = this.router.request({
       priority: this.startedAt,
+      prefix: this.prefix,
       avoid: role === 'retry' ? this.tried : new Set(),
       exclude,
       granted: (lease) => {

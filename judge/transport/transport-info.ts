@@ -1,5 +1,6 @@
 import type { FailureKind } from './attempt-failure.js';
 import type { BreakerView } from './circuit-breaker.js';
+import type { PrefixAffinityStats } from './prefix-affinity.js';
 
 export interface EndpointInfo {
   readonly url: string;
@@ -40,6 +41,8 @@ export interface TransportInfo {
   readonly deadlineMs: number;
   readonly endpoints: readonly EndpointInfo[];
   readonly totals: TransportTotals;
+  /** Prefix-aware routing's counts of attempts (absent when it is off or there is one endpoint). */
+  readonly prefixAffinity?: PrefixAffinityStats & { readonly entries: number };
 }
 
 export type TransportEvent =
