@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { backoffMs, parseRetryAfterMs } from './attempt-failure.js';
+import { backoffMs, parseRetryAfterMs, retryDelayMs } from './attempt-failure.js';
 
 describe('Retry-After', () => {
   const now = Date.parse('2025-01-01T00:00:00Z');
@@ -34,5 +34,28 @@ describe('backoff', () => {
         expect(backoffMs(retry, { ...config, jitter: 'none' })).toBe(ceiling);
       }),
     );
+  });
+
+  it('decorrelated jitter stays within [min(base, cap), min(cap, 3 x the last wait)] and reaches the cap', () => {
+    const config = { baseMs: 50, capMs: 8000, answeringCapMs: 1000, jitter: 'decorrelated' as const };
+    fc.assert(
+      fc.property(
+        fc.option(fc.double({ min: 0, max: 20_000, noNaN: true }), { nil: undefined }),
+        fc.constantFrom(1000, 8000),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (last, cap, r) => {
+          const ms = retryDelayMs(2, last, cap, config, () => r);
+          expect(ms).toBeGreaterThanOrEqual(Math.min(50, cap));
+          expect(ms).toBeLessThanOrEqual(Math.min(cap, Math.max(50, 3 * (last ?? 50))) + 1e-9);
+        },
+      ),
+    );
+    // The first retry waits 50-150 ms; waits at the top of their range reach the cap in a few steps.
+    expect(retryDelayMs(1, undefined, 1000, config, () => 0)).toBe(50);
+    expect(retryDelayMs(1, undefined, 1000, config, () => 0.5)).toBe(100);
+    let last: number | undefined;
+    const waits: number[] = [];
+    for (let retry = 1; retry <= 5; retry++) waits.push((last = retryDelayMs(retry, last, 1000, config, () => 0.999999)));
+    expect(waits.map(Math.round)).toEqual([150, 450, 1000, 1000, 1000]);
   });
 });

@@ -104,12 +104,34 @@ export function parseRetryAfterMs(headers: HeaderLookup | undefined, nowMs: numb
 
 export interface BackoffConfig {
   readonly baseMs: number;
+  /** The longest wait when no endpoint has answered lately, or after a 429 / 503 without Retry-After. */
   readonly capMs: number;
-  readonly jitter: 'full' | 'none';
+  /**
+   * The longest wait after a 5xx, a timeout, a dropped connection or an unusable body while some
+   * endpoint keeps answering (one answered within the last capMs): the endpoint is alive, and a
+   * flake there is retried promptly instead of after seconds.
+   */
+  readonly answeringCapMs: number;
+  /** decorrelated: min(cap, uniform(base, 3 x the last wait)); full: uniform(0, min(cap, base x 2^(retry-1))); none: the ceiling. */
+  readonly jitter: 'decorrelated' | 'full' | 'none';
 }
 
-/** Exponential backoff before retry number `retry` (1-based), with AWS-style full jitter. */
-export function backoffMs(retry: number, config: BackoffConfig, random: () => number = Math.random): number {
+/** Exponential backoff before retry number `retry` (1-based), with AWS-style full jitter (or none). */
+export function backoffMs(retry: number, config: Pick<BackoffConfig, 'baseMs' | 'capMs' | 'jitter'>, random: () => number = Math.random): number {
   const ceiling = Math.min(config.capMs, config.baseMs * 2 ** Math.max(0, retry - 1));
   return config.jitter === 'full' ? random() * ceiling : ceiling;
+}
+
+/**
+ * The wait before retry number `retry` (1-based) of a call whose last wait was `lastMs` (undefined
+ * before its first retry), capped at `capMs`. With decorrelated jitter (the AWS Architecture
+ * Blog's "Exponential Backoff and Jitter"): min(cap, uniform(base, 3 x last)), so the waits of
+ * many calls failing together spread out, and a call that keeps failing backs off exponentially
+ * on average.
+ */
+export function retryDelayMs(retry: number, lastMs: number | undefined, capMs: number, config: BackoffConfig, random: () => number = Math.random): number {
+  if (config.jitter !== 'decorrelated') return backoffMs(retry, { ...config, capMs }, random);
+  const low = Math.min(config.baseMs, capMs);
+  const high = Math.max(low, 3 * (lastMs ?? config.baseMs));
+  return Math.min(capMs, low + random() * (high - low));
 }

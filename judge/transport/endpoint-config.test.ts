@@ -28,7 +28,7 @@ describe('endpoint config', () => {
       requestTimeoutMs: 300_000,
       deadlineMs: 300_000,
       adaptiveConcurrency: true,
-      backoff: { baseMs: 500, capMs: 8000, jitter: 'full' },
+      backoff: { baseMs: 50, capMs: 8000, answeringCapMs: 1000, jitter: 'decorrelated' },
       breaker: { consecutiveFailures: 3, baseEjectionMs: 5000, maxEjectionMs: 60_000 },
       hedge: { enabled: true, minDelayMs: 1000, latencyMultiplier: 3, maxHedgeFraction: 0.1 },
       estimatedTokensPerRequest: 2000,

@@ -53,11 +53,18 @@ export const TransportConfigSchema = z.strictObject({
   deadlineMs: z.int().positive().default(300_000),
   /** AIMD per endpoint: a 429 or 503 halves the requests in flight there, successes climb back to maxConcurrent. */
   adaptiveConcurrency: z.boolean().default(true),
+  /**
+   * The wait before a retry (attempt-failure.ts retryDelayMs): decorrelated jitter from baseMs,
+   * at most answeringCapMs after a flake (5xx, timeout, dropped connection, unusable body) while
+   * some endpoint keeps answering, at most capMs when none has answered lately or after a 429 /
+   * 503 without Retry-After. With a Retry-After the endpoint rests until it passes.
+   */
   backoff: z
     .strictObject({
-      baseMs: z.number().nonnegative().default(500),
+      baseMs: z.number().nonnegative().default(50),
       capMs: z.number().nonnegative().default(8000),
-      jitter: z.enum(['full', 'none']).default('full'),
+      answeringCapMs: z.number().nonnegative().default(1000),
+      jitter: z.enum(['decorrelated', 'full', 'none']).default('decorrelated'),
     })
     .prefault({}),
   /** Envoy outlier detection: consecutive failures eject for baseEjectionMs x ejections so far. */

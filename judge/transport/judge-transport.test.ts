@@ -321,6 +321,24 @@ describe('faults are retried until every call is answered', () => {
     expect(t.info().endpoints[0]?.state).toBe('healthy');
   });
 
+  it('retries a flake within answeringCapMs while an endpoint keeps answering, an outage or an overload up to capMs', async () => {
+    const s = await server({ latencyMs: 5 });
+    const t = new JudgeTransport({ endpoints: [{ url: s.url }] }, { random: () => 0.999999 });
+    transports.push(t);
+    const flake = { kind: 'server-error', status: 500, message: '500' } as const;
+    const overload = { kind: 'server-error', status: 503, message: '503' } as const;
+    // Nothing answered yet: the long cap (8 s by default).
+    expect(Math.round(t.retryDelay(6, 8000, flake))).toBe(8000);
+    await t.complete(call());
+    // An endpoint answers: a 500 is a flake, retried within 1 s; the first retry within 50-150 ms.
+    expect(Math.round(t.retryDelay(6, 8000, flake))).toBe(1000);
+    expect(Math.round(t.retryDelay(1, undefined, flake))).toBe(150);
+    // A 503 without Retry-After says the server has too much: backed off to the long cap.
+    expect(Math.round(t.retryDelay(6, 8000, overload))).toBe(8000);
+    // With a Retry-After the router rests the endpoint; the call's own wait is the first step.
+    expect(Math.round(t.retryDelay(6, 8000, { kind: 'rate-limited', status: 429, retryAfterMs: 1000, message: '429' }))).toBe(150);
+  });
+
   it('a lone endpoint answering every other request with 429 + Retry-After: lowers its concurrency, honours the wait, answers every call', async () => {
     const s = await server({ latencyMs: 20, slots: 8, alternate: { mode: 'status', status: 429, retryAfterMs: '150' } });
     const events: TransportEvent[] = [];

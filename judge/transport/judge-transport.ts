@@ -1,4 +1,4 @@
-import { backoffMs, classifyFailure, isRetryable, type AttemptFailure } from './attempt-failure.js';
+import { classifyFailure, isRetryable, retryDelayMs, type AttemptFailure } from './attempt-failure.js';
 import type { ChatAnswer, ChatCall } from './chat-call.js';
 import { parseTransportConfig, type TransportConfig, type TransportConfigInput } from './endpoint-config.js';
 import { EndpointRouter, type Lease } from './endpoint-router.js';
@@ -51,6 +51,8 @@ export class JudgeTransport {
   private hedgeDelay: number | undefined;
   private hedgeDelayAt = 0;
   private totals = { requests: 0, retries: 0, hedges: 0, hedgeWins: 0, rateLimitWaitsMs: 0 };
+  /** When an endpoint last answered (retryDelay's "some endpoint keeps answering"). */
+  private lastAnswerAt = -Infinity;
 
   constructor(config: TransportConfigInput, options: JudgeTransportOptions = {}) {
     this.config = parseTransportConfig(config);
@@ -135,6 +137,23 @@ export class JudgeTransport {
   recordLatency(ms: number): void {
     this.latency.add(ms);
     this.latencySamples++;
+    this.lastAnswerAt = this.now();
+  }
+
+  /**
+   * The wait before a call's retry number `retry` after `failure` (its last wait `lastMs`). A
+   * Retry-After rests that endpoint in the router until it passes, so the call's own wait is the
+   * shortest step (another endpoint takes the retry at once). A flake (5xx, timeout, dropped
+   * connection, unusable body) while some endpoint answered within the last capMs is retried
+   * within answeringCapMs: the endpoint is alive, and an alternating 500 must not cost seconds a
+   * request. An overload (429, 503) without Retry-After, or no endpoint answering, backs off to capMs.
+   */
+  retryDelay(retry: number, lastMs: number | undefined, failure: AttemptFailure): number {
+    const { backoff } = this.config;
+    if (failure.retryAfterMs !== undefined) return retryDelayMs(1, undefined, Math.min(backoff.answeringCapMs, backoff.capMs), backoff, this.random);
+    const overload = failure.kind === 'rate-limited' || failure.status === 503;
+    const answering = this.now() - this.lastAnswerAt <= backoff.capMs;
+    return retryDelayMs(retry, lastMs, !overload && answering ? Math.min(backoff.answeringCapMs, backoff.capMs) : backoff.capMs, backoff, this.random);
   }
 
   /** @internal */
@@ -155,6 +174,8 @@ class CallRun {
   private readonly tried = new Set<JudgeEndpoint>();
   private attempts = 0;
   private retries = 0;
+  /** The wait before the last retry (decorrelated jitter grows from it). */
+  private lastDelay: number | undefined;
   private hedged = false;
   private done = false;
   private lastFailure: (AttemptFailure & { endpoint: string }) | undefined;
@@ -327,7 +348,8 @@ class CallRun {
     if (this.running.size > 0) return;
     // A hedge still waiting for a slot becomes the retry.
     if (this.waitingRole === 'hedge') this.cancelSlotRequest();
-    const delay = backoffMs(this.retries + 1, this.transport.config.backoff, this.transport.random);
+    const delay = this.transport.retryDelay(this.retries + 1, this.lastDelay, result);
+    this.lastDelay = delay;
     if (this.transport.now() + delay >= this.deadline) {
       this.fail('deadline', `deadline of ${this.transport.config.deadlineMs} ms passes during the backoff after ${this.attempts} attempts; last: ${lease.endpoint.url}: ${result.message}`);
       return;
