@@ -145,19 +145,34 @@ export class EndpointRouter {
       this.waiters.splice(i, 1);
       this.grant(waiter, choice.endpoint, choice.how, now, panic);
     }
-    // Slots still free: to the deferred calls with the least known prefix to lose, oldest first.
-    while (deferred.length > 0) {
-      if (!this.endpoints.some((e) => e.hasCapacity() && e.acceptsTraffic(now))) break;
-      let k = 0;
-      for (let j = 1; j < deferred.length; j++) if ((deferred[j] as Deferred).blocks < (deferred[k] as Deferred).blocks) k = j;
-      const { waiter } = deferred.splice(k, 1)[0] as Deferred;
-      // A grant above may have ended calls that withdrew from the line.
-      const at = this.waiters.indexOf(waiter);
-      if (at < 0) continue;
-      const choice = this.pick(waiter, now, false, false);
+    // Slots still free: first to deferred calls whose prefix just went to an endpoint with room
+    // (a moved call's followers), then to the one with the least known prefix to lose, oldest first.
+    while (deferred.length > 0 && this.endpoints.some((e) => e.hasCapacity() && e.acceptsTraffic(now))) {
+      let least: Deferred | undefined;
+      for (let j = 0; j < deferred.length; ) {
+        const d = deferred[j] as Deferred;
+        // A grant above may have ended calls that withdrew from the line.
+        const at = this.waiters.indexOf(d.waiter);
+        const choice = at < 0 ? undefined : this.pick(d.waiter, now, false, true);
+        if (choice === undefined || !('wait' in choice)) {
+          deferred.splice(j, 1);
+          if (choice !== undefined) {
+            this.waiters.splice(at, 1);
+            this.grant(d.waiter, choice.endpoint, choice.how, now, false);
+          }
+          continue;
+        }
+        const fresh = { waiter: d.waiter, blocks: choice.wait };
+        deferred[j] = fresh;
+        if (least === undefined || fresh.blocks < least.blocks) least = fresh;
+        j++;
+      }
+      if (least === undefined || !this.endpoints.some((e) => e.hasCapacity() && e.acceptsTraffic(now))) break;
+      deferred.splice(deferred.indexOf(least), 1);
+      const choice = this.pick(least.waiter, now, false, false);
       if (choice === undefined || 'wait' in choice) continue;
-      this.waiters.splice(at, 1);
-      this.grant(waiter, choice.endpoint, 'moved', now, false);
+      this.waiters.splice(this.waiters.indexOf(least.waiter), 1);
+      this.grant(least.waiter, choice.endpoint, 'moved', now, false);
     }
     this.armTimer(now);
   }
