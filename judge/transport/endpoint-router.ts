@@ -53,6 +53,12 @@ export class EndpointRouter {
   private timerAt = Infinity;
   private pumping = false;
   private pumpAgain = false;
+  /**
+   * Set while calls arrive in one turn of the event loop: slots are not given to calls away from
+   * their preferred endpoint until the turn ends, so a burst (a response's criteria, a batch of
+   * rows) is all in line before one of its calls is moved to an idle endpoint.
+   */
+  private burst: NodeJS.Immediate | undefined;
 
   private readonly affinity: PrefixAffinity<JudgeEndpoint> | undefined;
 
@@ -92,6 +98,12 @@ export class EndpointRouter {
       else hi = mid;
     }
     this.waiters.splice(lo, 0, waiter);
+    if (this.affinity !== undefined && this.burst === undefined) {
+      this.burst = setImmediate(() => {
+        this.burst = undefined;
+        this.pump();
+      });
+    }
     this.pump();
     return () => {
       const i = this.waiters.indexOf(waiter);
@@ -147,7 +159,7 @@ export class EndpointRouter {
     }
     // Slots still free: first to deferred calls whose prefix just went to an endpoint with room
     // (a moved call's followers), then to the one with the least known prefix to lose, oldest first.
-    while (deferred.length > 0 && this.endpoints.some((e) => e.hasCapacity() && e.acceptsTraffic(now))) {
+    while (this.burst === undefined && deferred.length > 0 && this.endpoints.some((e) => e.hasCapacity() && e.acceptsTraffic(now))) {
       let least: Deferred | undefined;
       for (let j = 0; j < deferred.length; ) {
         const d = deferred[j] as Deferred;
@@ -242,6 +254,8 @@ export class EndpointRouter {
 
   close(): void {
     this.clearTimer();
+    if (this.burst !== undefined) clearImmediate(this.burst);
+    this.burst = undefined;
     this.waiters.length = 0;
   }
 }
