@@ -416,6 +416,24 @@ describe('hedging', () => {
     expect(t.info().totals.hedges).toBe(1);
   });
 
+  it('copies calls running elsewhere onto an endpoint left idle with nobody in line, and the endpoint they beat is no worse for it', async () => {
+    const stuck = await server({ mode: 'hang' });
+    const good = await server({ latencyMs: 10 });
+    const events: TransportEvent[] = [];
+    // The delay-based hedge is out of reach (60 s): only idle capacity can hedge here.
+    const t = transport([stuck.url, good.url], { requestTimeoutMs: 120_000, hedge: { minDelayMs: 60_000, maxHedgeFraction: 1 } }, events);
+    // 8 calls at once: 4 slots each, so 4 go to the endpoint that never answers.
+    const answers = await runAll(t, 8);
+    expect(stuck.stats.requests.length).toBe(4);
+    expect(answers.every((a) => a.endpoint === good.url)).toBe(true);
+    expect(answers.filter((a) => a.hedged)).toHaveLength(4);
+    expect(t.info().totals).toMatchObject({ requests: 8, hedges: 4, hedgeWins: 4 });
+    expect(events.filter((e) => e.type === 'hedge')).toHaveLength(4);
+    // The copies used slots nothing else wanted: losing to them is no failure of the busy endpoint.
+    await until(() => stuck.stats.abandoned === 4);
+    expect(t.info().endpoints[0]).toMatchObject({ inFlight: 0, failures: 0, state: 'healthy' });
+  });
+
   it('stays within maxHedgeFraction', async () => {
     const hang = await server({ mode: 'hang' });
     const good = await server({ latencyMs: 10 });

@@ -19,6 +19,12 @@ export interface JudgeTransportOptions {
 
 type AttemptRole = 'first' | 'retry' | 'hedge';
 
+/**
+ * A slot left free with nobody in line for this long means no new calls are coming for now (the
+ * end of an input, or of a batch): then calls running elsewhere may be copied onto it.
+ */
+const IDLE_HEDGE_GRACE_MS = 50;
+
 interface RunningAttempt {
   readonly lease: Lease;
   readonly role: AttemptRole;
@@ -53,6 +59,7 @@ export class JudgeTransport {
   private totals = { requests: 0, retries: 0, hedges: 0, hedgeWins: 0, rateLimitWaitsMs: 0 };
   /** When an endpoint last answered (retryDelay's "some endpoint keeps answering"). */
   private lastAnswerAt = -Infinity;
+  private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(config: TransportConfigInput, options: JudgeTransportOptions = {}) {
     this.config = parseTransportConfig(config);
@@ -96,6 +103,7 @@ export class JudgeTransport {
   /** Aborts every call in progress (kind 'aborted') and stops the limiters and probes. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
     for (const run of [...this.calls]) run.fail('aborted', 'transport closed');
     this.router.close();
     await Promise.all(this.endpoints.map((e) => e.close()));
@@ -121,6 +129,64 @@ export class JudgeTransport {
   mayHedge(probe: boolean): boolean {
     if (!this.hedging()) return false;
     return probe || this.totals.hedges + 1 <= this.config.hedge.maxHedgeFraction * this.totals.requests;
+  }
+
+  /**
+   * @internal An attempt ended and freed its slot: if a slot stays free with nobody in line for
+   * IDLE_HEDGE_GRACE_MS, hedgeIntoIdle.
+   */
+  slotFreed(): void {
+    if (this.idleTimer !== undefined || this.closed || !this.hedging()) return;
+    this.armIdleHedge(IDLE_HEDGE_GRACE_MS);
+  }
+
+  private armIdleHedge(delayMs: number): void {
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      this.hedgeIntoIdle();
+    }, delayMs);
+  }
+
+  /**
+   * Hedging into idle capacity ("The Tail at Scale"): when no call waits for a slot and an
+   * endpoint has free slots, the calls that have run elsewhere for longer than that endpoint's
+   * median answer get a copy there, oldest first, one per free slot, within maxHedgeFraction. At
+   * the end of an input the calls left are the ones queued on the slowest endpoint (one 3x slower
+   * one holds its last 32 requests for 1.2 s while the other sits idle); the copies use only slots
+   * nothing else wanted, and the first answer wins. A copy that wins is no verdict on the
+   * endpoint it beat (no breaker failure): that endpoint was busy, not broken.
+   */
+  private hedgeIntoIdle(): void {
+    if (this.closed || this.router.waiting > 0) return;
+    const now = this.now();
+    const idle = this.endpoints.filter((e) => e.hasCapacity() && e.acceptsTraffic(now) && e.served > 0);
+    if (idle.length === 0) return;
+    const free = new Map(idle.map((e) => [e, e.concurrencyLimit() - e.inFlight]));
+    const median = new Map(idle.map((e) => [e, e.latency.quantile(0.5) ?? Infinity]));
+    const candidates: { run: CallRun; sentAt: number; endpoint: JudgeEndpoint }[] = [];
+    for (const run of this.calls) {
+      const running = run.idleHedgeCandidate();
+      if (running !== undefined) candidates.push({ run, ...running });
+    }
+    candidates.sort((a, b) => a.sentAt - b.sentAt);
+    let lookAgainAt = Infinity;
+    for (const { run, sentAt, endpoint } of candidates) {
+      if (!this.mayHedge(false)) break;
+      // The free endpoint (another than the attempt's) whose median answer this attempt has outrun.
+      let target: JudgeEndpoint | undefined;
+      for (const [e, slots] of free) {
+        if (e === endpoint || slots <= 0) continue;
+        const due = sentAt + (median.get(e) ?? Infinity);
+        if (due <= now) target = e;
+        else lookAgainAt = Math.min(lookAgainAt, due);
+      }
+      if (target === undefined) continue;
+      free.set(target, (free.get(target) ?? 0) - 1);
+      run.hedgeIntoIdle();
+    }
+    // Attempts not run that long yet: look again when the first has (the idle endpoint runs
+    // nothing that could end before then and look again).
+    if (lookAgainAt !== Infinity && this.idleTimer === undefined) this.armIdleHedge(Math.max(1, lookAgainAt - now));
   }
 
   /** @internal bookkeeping for CallRun */
@@ -177,6 +243,8 @@ class CallRun {
   /** The wait before the last retry (decorrelated jitter grows from it). */
   private lastDelay: number | undefined;
   private hedged = false;
+  /** Its hedge went to a slot nothing else wanted (hedgeIntoIdle): losing to it is no timeout. */
+  private idleHedge = false;
   private done = false;
   private lastFailure: (AttemptFailure & { endpoint: string }) | undefined;
   private withdraw: (() => void) | undefined;
@@ -262,7 +330,7 @@ class CallRun {
     if (role === 'hedge') {
       this.hedged = true;
       for (const other of this.running) {
-        other.hedgedAgainst = true;
+        other.hedgedAgainst = !this.idleHedge;
         transport.emit({ type: 'hedge', from: other.lease.endpoint.url, to: lease.endpoint.url, afterMs: transport.now() - other.sentAt });
       }
     }
@@ -314,8 +382,30 @@ class CallRun {
     this.requestSlot('hedge');
   }
 
+  /**
+   * This call's one attempt (its send time and endpoint) when the call has no hedge yet and waits
+   * for no slot; else undefined.
+   */
+  idleHedgeCandidate(): { sentAt: number; endpoint: JudgeEndpoint } | undefined {
+    if (this.done || this.hedged || this.waitingRole !== undefined || this.running.size !== 1) return undefined;
+    const attempt = this.running.values().next().value as RunningAttempt;
+    return { sentAt: attempt.sentAt, endpoint: attempt.lease.endpoint };
+  }
+
+  /** A copy onto a free slot elsewhere (JudgeTransport.hedgeIntoIdle); counted against the hedge budget. */
+  hedgeIntoIdle(): void {
+    for (const attempt of this.running) {
+      if (attempt.hedgeTimer !== undefined) clearTimeout(attempt.hedgeTimer);
+      attempt.hedgeTimer = undefined;
+    }
+    this.idleHedge = true;
+    this.transport.count('hedges');
+    this.requestSlot('hedge');
+  }
+
   private attemptDone(attempt: RunningAttempt, result: { reply: ExchangeReply; latencyMs: number } | AttemptFailure): void {
     this.running.delete(attempt);
+    this.transport.slotFreed();
     if (attempt.hedgeTimer !== undefined) clearTimeout(attempt.hedgeTimer);
     const { lease } = attempt;
     if ('reply' in result) {
