@@ -12,7 +12,7 @@
  * and /tokenize.
  *
  * Run: `npx tsc -b && node dist/bench/judge-prefix-routing.js [--servers 2,4] [--ruscarl-rows 2]
- * [--official-rows 2] [--responses 2] [--max-concurrent 4] [--max-tokens 8] [--hosts ruscarl,gear]`.
+ * [--official-rows 2] [--responses 2] [--max-concurrent 32 (gear's default)] [--max-tokens 8] [--hosts ruscarl,gear]`.
  * Hedging is off (an early hedge is a duplicate prompt on another server, in both routings).
  */
 import { parseArgs } from 'node:util';
@@ -198,7 +198,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       'ruscarl-rows': { type: 'string', default: '2' },
       'official-rows': { type: 'string', default: '2' },
       responses: { type: 'string', default: '2' },
-      'max-concurrent': { type: 'string', default: '4' },
+      'max-concurrent': { type: 'string', default: '32' },
       'max-tokens': { type: 'string', default: '8' },
     },
   });

@@ -98,7 +98,7 @@ export const TransportConfigSchema = z.strictObject({
       blockChars: z.int().min(16).default(1024),
       maxBlocks: z.int().min(1).max(4096).default(32),
       maxEntries: z.int().min(1).default(32_768),
-      balanceAbsolute: z.number().nonnegative().default(32),
+      balanceAbsolute: z.number().nonnegative().default(6),
       balanceRelative: z.number().min(1).default(1.5),
       lookahead: z.int().min(1).default(64),
     })

@@ -31,10 +31,12 @@ interface Deferred {
   readonly waiter: Waiter;
   /** Blocks of its prefix known on its preferred endpoint: what moving it elsewhere loses. */
   readonly blocks: number;
+  /** Its preferred endpoint is full, or out of balance with the others. */
+  readonly why: 'full' | 'unbalanced';
 }
 
 /** Where a waiter goes, and why; or that it waits for its preferred endpoint's next slot. */
-type Pick = { readonly endpoint: JudgeEndpoint; readonly how: AffinityOutcome } | { readonly wait: number } | undefined;
+type Pick = { readonly endpoint: JudgeEndpoint; readonly how: AffinityOutcome } | { readonly wait: number; readonly why: 'full' | 'unbalanced' } | undefined;
 
 /**
  * Least-outstanding routing with a waiting line. A waiter gets the endpoint with the fewest
@@ -148,8 +150,9 @@ export class EndpointRouter {
         continue;
       }
       if ('wait' in choice) {
-        // Its preferred endpoint is full but in balance: let younger calls have the other slots.
-        deferred.push({ waiter, blocks: choice.wait });
+        // Its preferred endpoint is full or out of balance: younger calls may have the other
+        // slots; which waiting call goes elsewhere is decided below.
+        deferred.push({ waiter, blocks: choice.wait, why: choice.why });
         if (deferred.length >= lookahead) break;
         i++;
         continue;
@@ -158,7 +161,8 @@ export class EndpointRouter {
       this.grant(waiter, choice.endpoint, choice.how, now, panic);
     }
     // Slots still free: first to deferred calls whose prefix just went to an endpoint with room
-    // (a moved call's followers), then to the one with the least known prefix to lose, oldest first.
+    // (a moved call's followers), then to the one with the least known prefix to lose, oldest
+    // first, least-outstanding: a new rollout's first request moves, not a started response's.
     while (this.burst === undefined && deferred.length > 0 && this.endpoints.some((e) => e.hasCapacity() && e.acceptsTraffic(now))) {
       let least: Deferred | undefined;
       for (let j = 0; j < deferred.length; ) {
@@ -174,7 +178,7 @@ export class EndpointRouter {
           }
           continue;
         }
-        const fresh = { waiter: d.waiter, blocks: choice.wait };
+        const fresh = { waiter: d.waiter, blocks: choice.wait, why: choice.why };
         deferred[j] = fresh;
         if (least === undefined || fresh.blocks < least.blocks) least = fresh;
         j++;
@@ -184,7 +188,7 @@ export class EndpointRouter {
       const choice = this.pick(least.waiter, now, false, false);
       if (choice === undefined || 'wait' in choice) continue;
       this.waiters.splice(this.waiters.indexOf(least.waiter), 1);
-      this.grant(least.waiter, choice.endpoint, 'moved', now, false);
+      this.grant(least.waiter, choice.endpoint, least.why === 'unbalanced' ? 'unbalanced' : 'moved', now, false);
     }
     this.armTimer(now);
   }
@@ -217,7 +221,7 @@ export class EndpointRouter {
     if (useAffinity && !panic && this.affinity !== undefined) {
       const choice = this.affinity.choose(waiter.prefix, usable);
       if (choice.kind === 'go') return { endpoint: choice.endpoint, how: 'followed' };
-      if (choice.kind === 'wait') return { wait: choice.blocks };
+      if (choice.kind === 'wait') return { wait: choice.blocks, why: choice.why };
       how = choice.why;
     }
     let best: JudgeEndpoint | undefined;

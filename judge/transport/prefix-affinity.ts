@@ -78,14 +78,16 @@ export interface PrefixMatch<E> {
 }
 
 /**
- * The routing decision for one waiting call: `go` to its preferred endpoint; `wait` for it (it is
- * full but in balance with the others); `none`: no preference that may be followed (no key, no
- * known prefix, preferred endpoint unusable for this call or out of balance): least-outstanding.
+ * The routing decision for one waiting call: `go` to its preferred endpoint; `wait`: the preferred
+ * endpoint is full, or out of balance with the others, and the router decides which waiting call
+ * goes elsewhere (least-outstanding): the one with the fewest known blocks to lose, so a new
+ * rollout moves before a response's next criterion; `none`: no preference (no key, no known
+ * prefix, or the preferred endpoint is unusable for this call): least-outstanding.
  */
 export type AffinityChoice<E> =
   | { readonly kind: 'go'; readonly endpoint: E }
-  | { readonly kind: 'wait'; readonly blocks: number }
-  | { readonly kind: 'none'; readonly why: 'no-key' | 'unknown' | 'unbalanced' };
+  | { readonly kind: 'wait'; readonly blocks: number; readonly why: 'full' | 'unbalanced' }
+  | { readonly kind: 'none'; readonly why: 'no-key' | 'unknown' };
 
 /** Why an attempt went where it went, for the counts in info(). */
 export type AffinityOutcome = 'followed' | 'moved' | 'unknown' | 'unbalanced' | 'no-key';
@@ -93,9 +95,9 @@ export type AffinityOutcome = 'followed' | 'moved' | 'unknown' | 'unbalanced' | 
 export interface PrefixAffinityStats {
   /** Attempts sent to the endpoint their prefix was last sent to. */
   readonly followed: number;
-  /** Attempts whose preferred endpoint was out of balance with the others (both thresholds). */
+  /** Attempts moved elsewhere because their preferred endpoint was out of balance with the others (both thresholds). */
   readonly unbalanced: number;
-  /** Attempts that waited for their preferred endpoint, then went elsewhere to keep a free slot busy. */
+  /** Attempts that waited for their full preferred endpoint, then went elsewhere to keep a free slot busy. */
   readonly moved: number;
   /** Attempts with a key but no usable known prefix (a new prefix, or its endpoint ejected). */
   readonly unknown: number;
@@ -148,9 +150,9 @@ export class PrefixAffinity<E extends AffinityEndpoint> {
     if (key === undefined) return { kind: 'none', why: 'no-key' };
     const found = this.match(key);
     if (found === undefined || !usable.includes(found.endpoint)) return { kind: 'none', why: 'unknown' };
-    if (this.unbalanced(found.endpoint, usable)) return { kind: 'none', why: 'unbalanced' };
+    if (this.unbalanced(found.endpoint, usable)) return { kind: 'wait', blocks: found.blocks, why: 'unbalanced' };
     if (found.endpoint.hasCapacity()) return { kind: 'go', endpoint: found.endpoint };
-    return { kind: 'wait', blocks: found.blocks };
+    return { kind: 'wait', blocks: found.blocks, why: 'full' };
   }
 
   /** SGLang's gateway rule: out of balance only when both the absolute and the relative threshold are passed. */
