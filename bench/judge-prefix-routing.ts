@@ -125,16 +125,19 @@ async function runOnce(work: Workload, servers: number, routing: Routing, opts: 
     const transport = new JudgeTransport({
       endpoints: llms.map((s) => ({ url: s.url, model: s.model, maxConcurrent: opts.maxConcurrent })),
       hedge: { enabled: false },
+      // 1-thread CPU servers queue requests for minutes: no request may fail on the clock.
+      requestTimeoutMs: 3_600_000,
+      deadlineMs: 3_600_000,
       prefixAffinity: { enabled: routing === 'prefix' },
     });
     const decoding = { temperature: 0, top_p: 1, max_tokens: opts.maxTokens, seed: 0 };
     const start = performance.now();
-    const results = await Promise.allSettled(work.responses.map((requests) => Promise.all(requests.map((messages) => transport.complete({ messages, decoding })))));
+    const results = await Promise.all(work.responses.map((requests) => Promise.allSettled(requests.map((messages) => transport.complete({ messages, decoding })))));
     const wallMs = performance.now() - start;
     const info = transport.info();
     await transport.close();
     const after = await Promise.all(llms.map(async (s) => [await metric(s, 'prompt_tokens_total'), await metric(s, 'prompt_tokens_cached_total')] as const));
-    const answers = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const answers = results.map((settled) => settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])));
     const requests = work.responses.reduce((s, r) => s + r.length, 0);
     // The ideal, from the answers' prompt tokens and each response's shared prefix.
     const shared = await sharedPrefixTokens(llms[0] as LocalLlm, work.responses);

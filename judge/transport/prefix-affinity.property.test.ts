@@ -1,17 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from './chat-call.js';
-import { PrefixAffinity, leadingText, prefixKeyOf, type AffinityEndpoint } from './prefix-affinity.js';
+import { PrefixAffinity, blockEnds, leadingText, prefixKeyOf, type AffinityEndpoint } from './prefix-affinity.js';
 
 const BLOCK = 8;
 const role = fc.constantFrom<ChatMessage['role']>('system', 'user', 'assistant');
 const messagesArb = fc.array(fc.record({ role, content: fc.string({ maxLength: 40 }) }), { minLength: 1, maxLength: 3 });
 
-/** Whole blocks of `text` shared by two texts. */
+/** Whole blocks shared by two texts: the blocks that end within their common prefix. */
 const sharedBlocks = (x: string, y: string): number => {
   let i = 0;
   while (i < x.length && i < y.length && x[i] === y[i]) i++;
-  return Math.floor(i / BLOCK);
+  return blockEnds(i, BLOCK, 1000).length;
 };
 
 describe('prefixKeyOf', () => {
@@ -27,7 +27,7 @@ describe('prefixKeyOf', () => {
         const common = sharedBlocks(leadingText(a), leadingText(b));
         expect(ka.slice(0, common)).toEqual(kb.slice(0, common));
         // The shared messages' whole blocks never depend on the tail.
-        const headBlocks = Math.floor(leadingText(head).length / BLOCK) - 1;
+        const headBlocks = blockEnds(leadingText(head).length - 1, BLOCK, 1000).length;
         if (headBlocks > 0) expect(ka.slice(0, headBlocks)).toEqual((prefixKeyOf(head, BLOCK, 1000)?.blocks ?? []).slice(0, headBlocks));
       }),
     );
@@ -44,10 +44,11 @@ describe('prefixKeyOf', () => {
     );
   });
 
-  it('counts only whole blocks, at most maxBlocks', () => {
+  it('counts only whole blocks (the first block in quarters), at most maxBlocks', () => {
     fc.assert(
-      fc.property(messagesArb, fc.integer({ min: 1, max: 6 }), (messages, maxBlocks) => {
-        const whole = Math.floor(leadingText(messages).length / BLOCK);
+      fc.property(messagesArb, fc.integer({ min: 1, max: 12 }), (messages, maxBlocks) => {
+        const length = leadingText(messages).length;
+        const whole = length < BLOCK ? Math.floor(length / (BLOCK / 4)) : 4 + Math.floor(length / BLOCK) - 1;
         const key = prefixKeyOf(messages, BLOCK, maxBlocks);
         if (whole === 0) expect(key).toBeUndefined();
         else expect(key?.blocks.length).toBe(Math.min(whole, maxBlocks));

@@ -9,16 +9,16 @@ import type { ChatMessage } from './chat-call.js';
  * header + conversation + response; a prompt's rollouts share header + conversation.
  *
  * The key (llm-d's scheme, over characters instead of tokens): the request's leading text (each
- * message's role and content, in order) cut into fixed blocks of `blockChars`; block i's hash is
- * SHA-1(hash of block i-1, block i), so one hash names the whole text up to the end of its block.
- * Only whole blocks count: a text shorter than one block has no key. A bounded LRU map holds
+ * message's role and content, in order) cut into blocks of `blockChars` (the first one in
+ * quarters); block i's hash is SHA-1(hash of block i-1, block i), so one hash names the whole text
+ * up to the end of its block. Only whole blocks count: a text shorter than a quarter block has no key. A bounded LRU map holds
  * block hash -> endpoint of the last request sent with that block; a request's preferred endpoint
  * is the one its longest known prefix was sent to.
  */
 
 export interface PrefixAffinityConfig {
   readonly enabled: boolean;
-  /** Characters per block (about a quarter as many tokens). */
+  /** Characters per block (about a quarter as many tokens); the first block is hashed in quarters. */
   readonly blockChars: number;
   /** Blocks hashed per request: text past blockChars x maxBlocks does not count. */
   readonly maxBlocks: number;
@@ -45,22 +45,40 @@ export function leadingText(messages: readonly ChatMessage[]): string {
 }
 
 /**
+ * Where the blocks of a text of `length` characters end: the first `blockChars` in quarters (a
+ * response's shared prefix can be as short as ~450 characters: the grader's header, a one-line
+ * question and a short answer), then every `blockChars`; at most `maxBlocks` blocks, whole ones only.
+ */
+export function blockEnds(length: number, blockChars: number, maxBlocks: number): number[] {
+  const ends: number[] = [];
+  const quarter = Math.max(1, Math.floor(blockChars / 4));
+  for (let end = quarter; end <= length && ends.length < maxBlocks; end += end < blockChars ? quarter : blockChars) {
+    ends.push(end);
+    if (end < blockChars && end + quarter > blockChars) end = blockChars - quarter;
+  }
+  return ends;
+}
+
+/**
  * The chained block hashes of `messages`' leading text. Equal leading text up to a block's end
  * gives equal hashes up to that block, whatever follows; 48 bits of each SHA-1 (a collision only
- * routes a request to another endpoint, it never changes an answer).
+ * routes a request to another endpoint, it never changes an answer). One SHA-1 per block (~3 us of
+ * call overhead each here): hence quarters only in the first block.
  */
 export function prefixKeyOf(messages: readonly ChatMessage[], blockChars: number, maxBlocks: number): PrefixKey | undefined {
   const text = leadingText(messages);
-  const count = Math.min(maxBlocks, Math.floor(text.length / blockChars));
-  if (count === 0) return undefined;
+  const ends = blockEnds(text.length, blockChars, maxBlocks);
+  if (ends.length === 0) return undefined;
   const blocks: number[] = [];
   let previous: Buffer | undefined;
-  for (let i = 0; i < count; i++) {
+  let start = 0;
+  for (const end of ends) {
     const hash = createHash('sha1');
     if (previous !== undefined) hash.update(previous);
-    hash.update(text.slice(i * blockChars, (i + 1) * blockChars));
+    hash.update(text.slice(start, end));
     previous = hash.digest();
     blocks.push(previous.readUIntLE(0, 6));
+    start = end;
   }
   return { blocks };
 }
