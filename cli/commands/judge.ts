@@ -1,7 +1,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
-import { GearError, type AggregationOptionsInput, type AggregatorName } from '../../core/index.js';
+import { GearError, compileRubric, type AggregationOptionsInput, type AggregatorName, type CompiledRubric } from '../../core/index.js';
 import { createGearContainer, resolveAdapter, type SupportedHost } from '../../adapters/container.js';
 import { JudgeRuntime, type JudgeRuntimeConfig } from '../../judge/judge-runtime.js';
 import type { JudgeResult } from '../../judge/pipeline/judge-response.js';
@@ -13,6 +13,8 @@ import { JudgeProgress } from '../io/judge-progress.js';
 import { OrderedWindow } from '../io/ordered-window.js';
 import { TransportConfigSchema } from '../../judge/transport/endpoint-config.js';
 import { parseJsonKeepingPointsForm } from '../../adapters/points-form.js';
+import type { RubricCompiler } from '../../adapters/scalarizer.js';
+import { ParsedRows } from '../../judge/pipeline/parsed-rows.js';
 
 export interface JudgeArgs {
   readonly host: SupportedHost;
@@ -87,6 +89,49 @@ export function rowsInFlight(judge: JudgeRuntimeConfig): number {
   return TransportConfigSchema.parse(judge.transport).endpoints.reduce((sum, e) => sum + e.maxConcurrent, 0);
 }
 
+/** Distinct rows remembered for the lines that repeat them (SharedRows). */
+const SHARED_ROWS = 1024;
+/** A `"points"` written with a fraction or an exponent (points-form.ts marks such rows). */
+const FLOAT_POINTS = /"points"\s*:\s*-?\d+[.eE]/;
+
+/**
+ * One object per distinct row, for the lines that repeat a row (a GRPO group's 8 responses to one
+ * prompt): with ParsedRows and a compiler that remembers by rubric object, the row is parsed and
+ * its rubric compiled once per group instead of once per line, CPU that otherwise sits between an
+ * answer and the next request. Keyed by the row's JSON; lines that write a points value as a
+ * float (whose marks the text alone carries) keep their own row. The last SHARED_ROWS rows.
+ */
+class SharedRows {
+  private readonly rows = new Map<string, unknown>();
+
+  canonical(row: unknown, lineText: string): unknown {
+    if (typeof row !== 'object' || row === null || FLOAT_POINTS.test(lineText)) return row;
+    const key = JSON.stringify(row);
+    const known = this.rows.get(key);
+    if (known !== undefined) return known;
+    this.rows.set(key, row);
+    if (this.rows.size > SHARED_ROWS) this.rows.delete(this.rows.keys().next().value as string);
+    return row;
+  }
+}
+
+/** compileRubric, remembered per rubric and options object (both stable for the rows SharedRows shares). */
+function rememberingCompiler(): RubricCompiler {
+  const byRubric = new WeakMap<object, WeakMap<object, CompiledRubric>>();
+  return (rubric, options) => {
+    let byOptions = byRubric.get(rubric);
+    const known = byOptions?.get(options);
+    if (known !== undefined) return known;
+    const compiled = compileRubric(rubric, options);
+    if (byOptions === undefined) {
+      byOptions = new WeakMap();
+      byRubric.set(rubric, byOptions);
+    }
+    byOptions.set(options, compiled);
+    return compiled;
+  };
+}
+
 /** Rows started but not yet written, at most this many times the rows in flight (the reordering buffer's bound). */
 const UNWRITTEN_PER_ROW_IN_FLIGHT = 16;
 
@@ -99,7 +144,9 @@ const UNWRITTEN_PER_ROW_IN_FLIGHT = 16;
  * number of error lines.
  */
 export async function runJudge(args: JudgeArgs): Promise<number> {
-  const adapter = resolveAdapter(createGearContainer(args.aggregator, args.options), args.host);
+  const adapter = resolveAdapter(createGearContainer(args.aggregator, args.options, rememberingCompiler()), args.host);
+  const sharedRows = new SharedRows();
+  const parsedRows = new ParsedRows();
   const runtime = JudgeRuntime.create(args.judge);
   const source = args.input !== undefined ? createReadStream(args.input) : args.stdin;
   const sink = args.output !== undefined ? createWriteStream(args.output) : args.stdout;
@@ -124,7 +171,8 @@ export async function runJudge(args: JudgeArgs): Promise<number> {
       window.start(async () => {
         try {
           const parsed = parseLine(text);
-          const result = await runtime.judge(adapter, parsed.row, parsed.response).catch((error: unknown) => {
+          const row = sharedRows.canonical(parsed.row, text);
+          const result = await runtime.judge(adapter, row, parsed.response, undefined, parsedRows).catch((error: unknown) => {
             throw error instanceof GearError && error.code === 'invalid_input' ? error.under(['row']) : error;
           });
           const record = judgeRecord(number, parsed.id, result);

@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type Database from 'better-sqlite3';
 import { CachedAnswerSchema, type CachedAnswer } from './cached-answer.js';
 
 /**
@@ -13,7 +14,10 @@ export class SqliteAnswerStore {
   private readonly insert: Database.Statement<[string, string, number]>;
 
   constructor(readonly path: string) {
-    this.db = new Database(path);
+    // Loaded here, not imported: a run without --cache (most of them) starts without the native
+    // module (better-sqlite3 is CommonJS, so require gives it synchronously).
+    const Sqlite = createRequire(import.meta.url)('better-sqlite3') as typeof Database;
+    this.db = new Sqlite(path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
