@@ -53,6 +53,7 @@ def test_environment_is_read_and_keywords_win() -> None:
         ({}, {"options": [1, 2]}, ("options",)),
         ({}, {"judge_max_concurrent": 0}, ("judge_max_concurrent",)),
         ({}, {"in_process": True}, ("in_process",)),
+        ({"GEAR_JUDGE_ROUTING": "round-robin"}, {}, ("GEAR_JUDGE_ROUTING",)),
     ],
 )
 def test_bad_settings_name_the_field(env: dict, kwargs: dict, path: tuple) -> None:

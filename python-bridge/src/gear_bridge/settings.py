@@ -25,6 +25,7 @@ keyword                     environment variable         default
 ``judge_tpm``               ``GEAR_JUDGE_TPM``           None: no tokens-per-minute limit
 ``judge_timeout``           ``GEAR_JUDGE_TIMEOUT``       None: 300 s per LLM request (the server's)
 ``judge_deadline``          ``GEAR_JUDGE_DEADLINE``      None: 300 s of retrying a faulty request (the server's)
+``judge_routing``           ``GEAR_JUDGE_ROUTING``       None: ``prefix`` (or ``least-outstanding``; the server's)
 ``judge_cache``             ``GEAR_JUDGE_CACHE``         None: answers cached in memory only
 ``judge_options``           ``GEAR_JUDGE_OPTIONS`` (JSON)  None: the official decoding, pessimistic
 ``reward_router``           ``GEAR_REWARD_ROUTER``       True: judge through verl's reward router
@@ -90,6 +91,7 @@ class Settings:
     judge_tpm: float | None = None
     judge_timeout: float | None = None
     judge_deadline: float | None = None
+    judge_routing: str | None = None
     judge_cache: str | None = None
     judge_options: Mapping[str, Any] | None = None
     reward_router: bool = True
@@ -103,7 +105,7 @@ class Settings:
         settings are part of an embedded server's identity)."""
         return (self.url, self.token, self.server_command, self.timeout, self.connect_timeout, self.reconnect_deadline, self.startup_timeout,
                 self.judge_url, self.judge_model, self.judge_api_key, self.judge_max_concurrent, self.judge_rpm, self.judge_tpm,
-                self.judge_timeout, self.judge_deadline, self.judge_cache, self.run_dir, self.shared_server)
+                self.judge_timeout, self.judge_deadline, self.judge_routing, self.judge_cache, self.run_dir, self.shared_server)
 
 
 _NAMES = tuple(f.name for f in fields(Settings))
@@ -191,8 +193,8 @@ def _convert(name: str, value: Any, where: str, from_env: bool) -> Any:
         return _flag(value, where)
     if name == "judge_url":
         return _urls(value, where)
-    if name == "judgments":
-        return _text(value, where, JUDGMENT_SOURCES)
+    if name in ("judgments", "judge_routing"):
+        return _text(value, where, JUDGMENT_SOURCES if name == "judgments" else ("prefix", "least-outstanding"))
     if name in _TEXTS:
         return _text(value, where)
     if name == "server_command":

@@ -54,20 +54,22 @@ def test_rows_without_judgments_are_judged_through_a_machine_server(server: Embe
         assert client.judge_info()["configured"] is True
 
 
-def test_judge_deadline_reaches_the_machine_server(tmp_path: Path) -> None:
+def test_judge_deadline_and_routing_reach_the_machine_server(tmp_path: Path) -> None:
     """judge_deadline: the machine server's judge gives up a request to a dead endpoint after it (the
-    default is minutes of retrying), and every criterion of the response is counted as failed."""
+    default is minutes of retrying), and every criterion of the response is counted as failed;
+    judge_routing=least-outstanding turns prefix-aware routing off there."""
     import socket
 
     with socket.socket() as probe:  # a port nothing listens on: every connection is refused
         probe.bind(("127.0.0.1", 0))
         dead = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
-    [got] = run_all(host_rows(1), judge_url=dead, judge_deadline=1, server_command=GEAR_COMMAND, run_dir=str(tmp_path), metrics=False)
+    [got] = run_all(host_rows(1), judge_url=dead, judge_deadline=1, judge_routing="least-outstanding", server_command=GEAR_COMMAND, run_dir=str(tmp_path), metrics=False)
     assert got["judged"] == 1 and got["num_criteria"] > 0
     assert got["judge_failed_criteria"] == got["num_criteria"]
     info = json.loads(next(tmp_path.rglob("server.json")).read_text())
     with connect(info["url"]) as client:
-        assert client.judge_info()["endpoints"]["deadlineMs"] == 1000
+        transport = client.judge_info()["endpoints"]
+    assert transport["deadlineMs"] == 1000 and "prefixAffinity" not in transport
 
 
 def _concurrency_hints(caplog: pytest.LogCaptureFixture) -> List[str]:

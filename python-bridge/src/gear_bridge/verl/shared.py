@@ -33,7 +33,7 @@ VERL_EXTRA_KWARGS = frozenset({"reward_router_address", "reward_model_tokenizer"
 
 #: The judge variables a server reads at start (cli/options/judge-flags.ts).
 _SERVER_JUDGE_ENV = {name: ENVIRONMENT[name] for name in ("judge_model", "judge_api_key", "judge_max_concurrent", "judge_timeout",
-                                                    "judge_deadline", "judge_cache")}
+                                                    "judge_deadline", "judge_routing", "judge_cache")}
 
 _settings_cache: dict[tuple[str, tuple[str | None, ...]], Settings] = {}
 _settings_lock = threading.Lock()
