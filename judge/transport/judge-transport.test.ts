@@ -4,22 +4,13 @@ import type { TransportConfigInput } from './endpoint-config.js';
 import { JudgeTransport } from './judge-transport.js';
 import { JudgeTransportError } from './transport-error.js';
 import type { TransportEvent } from './transport-info.js';
-import { deadPortUrl, startFaultServer, type FaultBehaviour, type FaultServer } from './testing/fault-server.js';
+import { deadPortUrl, type FaultBehaviour } from './testing/fault-server.js';
+import { FaultFixtures } from './testing/fault-fixtures.js';
 import { rejectionOf } from './testing/rejection.js';
 
-const servers: FaultServer[] = [];
-const transports: JudgeTransport[] = [];
-
-afterEach(async () => {
-  await Promise.all(transports.splice(0).map((t) => t.close()));
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function server(behaviour: Partial<FaultBehaviour> = {}): Promise<FaultServer> {
-  const s = await startFaultServer(behaviour);
-  servers.push(s);
-  return s;
-}
+const fixtures = new FaultFixtures();
+const { server, track } = fixtures;
+afterEach(() => fixtures.closeAll());
 
 /**
  * Small delays so the suite stays fast; breaker knobs scaled to match. Hedging keeps its 1 s
@@ -39,7 +30,7 @@ function transport(urls: string[], overrides: Partial<TransportConfigInput> = {}
     },
     events === undefined ? {} : { log: (e) => events.push(e) },
   );
-  transports.push(t);
+  track(t);
   return t;
 }
 
@@ -324,7 +315,7 @@ describe('faults are retried until every call is answered', () => {
   it('retries a flake within answeringCapMs while an endpoint keeps answering, an outage or an overload up to capMs', async () => {
     const s = await server({ latencyMs: 5 });
     const t = new JudgeTransport({ endpoints: [{ url: s.url }] }, { random: () => 0.999999 });
-    transports.push(t);
+    track(t);
     const flake = { kind: 'server-error', status: 500, message: '500' } as const;
     const overload = { kind: 'server-error', status: 503, message: '503' } as const;
     // Nothing answered yet: the long cap (8 s by default).

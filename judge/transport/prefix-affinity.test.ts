@@ -2,21 +2,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatAnswer, ChatCall } from './chat-call.js';
 import type { TransportConfigInput } from './endpoint-config.js';
 import { JudgeTransport } from './judge-transport.js';
-import { startFaultServer, type FaultBehaviour, type FaultServer } from './testing/fault-server.js';
+import { FaultFixtures } from './testing/fault-fixtures.js';
 
-const servers: FaultServer[] = [];
-const transports: JudgeTransport[] = [];
-
-afterEach(async () => {
-  await Promise.all(transports.splice(0).map((t) => t.close()));
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function server(behaviour: Partial<FaultBehaviour> = {}): Promise<FaultServer> {
-  const s = await startFaultServer(behaviour);
-  servers.push(s);
-  return s;
-}
+const fixtures = new FaultFixtures();
+const { server, track } = fixtures;
+afterEach(() => fixtures.closeAll());
 
 function transport(urls: string[], overrides: Partial<TransportConfigInput> = {}, maxConcurrent = 4): JudgeTransport {
   const t = new JudgeTransport({
@@ -27,7 +17,7 @@ function transport(urls: string[], overrides: Partial<TransportConfigInput> = {}
     hedge: { enabled: false },
     ...overrides,
   });
-  transports.push(t);
+  track(t);
   return t;
 }
 
