@@ -20,7 +20,7 @@ from gear_bridge.sync import connect
 from gear_bridge.verl.reward_fn import compute_score
 from gear_bridge.verl.rewarder import DEFAULT_JUDGE_MAX_CONCURRENT
 from judge_endpoint import JudgeEndpoint
-from older_server import OlderServer
+from recording_proxy import RecordingProxy
 
 
 def run_all(rows: List[Dict[str, Any]], **kwargs: Any) -> List[Any]:
@@ -112,7 +112,7 @@ def test_a_groups_row_travels_once_and_the_unread_fields_stay_on_the_server(serv
     and raw outputs; every reward is `gear score`'s on the endpoint's outputs (the verdicts depend
     on the row and the response, so a mixed-up row shows)."""
     rows = group_rows(2, 3)
-    with JudgeEndpoint() as endpoint, OlderServer(server.url, missing_methods=[], unknown_params=[]) as proxy:
+    with JudgeEndpoint() as endpoint, RecordingProxy(server.url) as proxy:
         got = run_all(rows, judge_url=endpoint.url, url=proxy.url, aggregator="gear")
         sent = [r["params"] for r in proxy.requests if r["method"] == "judge.scoreBatch"]
     want = expected(server.url, "ruscarl", rows, "gear")
@@ -136,7 +136,7 @@ def test_a_chunk_over_the_servers_payload_limit_is_judged_in_several_calls() -> 
         row["response"] = f"answer {k}: " + "rest, drink fluids, and see a doctor if it gets worse. " * 400  # ~22 KB
     small = start_server("--max-payload-bytes", str(limit))
     try:
-        with JudgeEndpoint() as endpoint, OlderServer(small.url, missing_methods=[], unknown_params=[]) as proxy:
+        with JudgeEndpoint() as endpoint, RecordingProxy(small.url) as proxy:
             got = run_all(rows, judge_url=endpoint.url, url=proxy.url, aggregator="gear")
             sent = [r["params"] for r in proxy.requests if r["method"] == "judge.scoreBatch"]
         want = expected(small.url, "ruscarl", rows, "gear")

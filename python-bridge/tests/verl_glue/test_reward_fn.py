@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import GEAR_CLI
-from older_server import OlderServer
+from recording_proxy import RecordingProxy
 from gear_bridge import ConfigError, EmbeddedServer, RowError
 from gear_bridge.verl.rewarder import METRIC_KEYS, REWARD_KEYS
 
@@ -230,7 +230,7 @@ def test_host_rows_send_no_response_text(server: EmbeddedServer) -> None:
                                          for s in samples))
         return [r["score"] for r in results]
 
-    with OlderServer(server.url, missing_methods=[], unknown_params=[]) as recorder:  # refuses nothing: records
+    with RecordingProxy(server.url) as recorder:
         rewards = asyncio.run(main(recorder.url))
         sent = [r for r in recorder.requests if r["method"] == "host.scoreBatch"]
     assert rewards == expected_rewards(samples)
