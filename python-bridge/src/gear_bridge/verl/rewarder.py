@@ -14,7 +14,6 @@ cache hits, latency).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
