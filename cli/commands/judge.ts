@@ -11,6 +11,7 @@ import { criterionRecord } from '../io/criterion-record.js';
 import { explainHostRecord } from './explain-host-record.js';
 import { JudgeProgress } from '../io/judge-progress.js';
 import { OrderedWindow } from '../io/ordered-window.js';
+import { LruCache } from '../io/compiled-cache.js';
 import { TransportConfigSchema } from '../../judge/transport/endpoint-config.js';
 import { parseJsonKeepingPointsForm } from '../../adapters/points-form.js';
 import type { RubricCompiler } from '../../adapters/scalarizer.js';
@@ -102,16 +103,11 @@ const FLOAT_POINTS = /"points"\s*:\s*-?\d+[.eE]/;
  * float (whose marks the text alone carries) keep their own row. The last SHARED_ROWS rows.
  */
 class SharedRows {
-  private readonly rows = new Map<string, unknown>();
+  private readonly rows = new LruCache<unknown>(SHARED_ROWS);
 
   canonical(row: unknown, lineText: string): unknown {
     if (typeof row !== 'object' || row === null || FLOAT_POINTS.test(lineText)) return row;
-    const key = JSON.stringify(row);
-    const known = this.rows.get(key);
-    if (known !== undefined) return known;
-    this.rows.set(key, row);
-    if (this.rows.size > SHARED_ROWS) this.rows.delete(this.rows.keys().next().value as string);
-    return row;
+    return this.rows.getOrCreate(JSON.stringify(row), () => row);
   }
 }
 
