@@ -24,6 +24,12 @@ const PER_WORKER = 2;
  * goes to a worker with room, else the caller scores it itself; results come
  * back as promises the caller awaits in input order, so the output order is the input order.
  */
+/**
+ * The worker's own module, next to this one in dist/cli/commands; from the CLI's bundle
+ * (dist/cli/gear.cjs, where import.meta.url is the bundle's) it is one folder down.
+ */
+const WORKER_FILE = new URL(import.meta.url.endsWith('.cjs') ? './commands/aggregate-worker.js' : './aggregate-worker.js', import.meta.url);
+
 export class ScoringPool {
   private readonly workers: { worker: Worker; inFlight: number }[] = [];
   private readonly waiting = new Map<number, { resolve: (r: ScoredBatch) => void; reject: (e: unknown) => void }>();
@@ -32,7 +38,7 @@ export class ScoringPool {
 
   constructor(threads: number, setup: WorkerSetup) {
     for (let t = 0; t < threads; t++) {
-      const worker = new Worker(new URL('./aggregate-worker.js', import.meta.url), { workerData: setup });
+      const worker = new Worker(WORKER_FILE, { workerData: setup });
       const slot = { worker, inFlight: 0 };
       worker.on('message', (message: { id: number } & ScoredBatch) => {
         slot.inFlight -= 1;

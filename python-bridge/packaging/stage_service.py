@@ -73,7 +73,7 @@ def main() -> int:
         raise SystemExit("stage_service: dist/cli/main.js is missing; run scripts/setup (it builds)")
     shutil.rmtree(STAGE, ignore_errors=True)
     size = 0
-    for file in dist.rglob("*.js"):
+    for file in [*dist.rglob("*.js"), *dist.rglob("*.cjs")]:
         relative = file.relative_to(dist)
         if file.name.endswith(".test.js") or relative.parts[0] == "bench":
             continue

@@ -1,6 +1,8 @@
-import * as vega from 'vega';
-import * as vl from 'vega-lite';
 import type { TopLevelSpec } from 'vega-lite';
+
+// vega and vega-lite are ES modules with top-level await: imported, not required, so the CLI's
+// CommonJS bundle (scripts/bundle-cli) leaves them to Node's ES module loader.
+const charts = async () => ({ vega: await import('vega'), vl: await import('vega-lite') });
 
 /** Shared look of every chart: the page's font, no outer padding, quiet axes. */
 const CONFIG = {
@@ -17,6 +19,7 @@ const CONFIG = {
  * all the geometry at report-build time, and the page only embeds the result.
  */
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const { vega, vl } = await charts();
   const compiled = vl.compile({ ...spec, config: { ...CONFIG, ...(spec.config ?? {}) } } as TopLevelSpec).spec;
   const view = new vega.View(vega.parse(compiled), { renderer: 'none' });
   try {
