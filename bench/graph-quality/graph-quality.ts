@@ -6,10 +6,10 @@
  *   node dist/bench/graph-quality/graph-quality.js [--model qwen-coder-1.5b] [--judge-url URL]
  *       [--plawbench FILE --plawbench-reference FILE] [--out DIR] [--strategies pairwise,official]
  *
- * The pairwise strategy's one tuned setting, its edge threshold, is chosen on one half of the 30
- * bundled HealthBench hand graphs (odd lines) and reported on the other (even lines), then the
- * other way round; the tuning replays the answers from the cache, so it costs no request. Other
- * sets (PLawBench) are reported with the shipped default threshold. Without --judge-url the local
+ * The pairwise strategy's two tuned settings, its edge threshold and similarity weight, are chosen
+ * on one half of the 30 bundled HealthBench hand graphs (odd lines) and reported on the other (even
+ * lines), then the other way round; the tuning replays the answers from the cache, so it costs no
+ * request. Other sets (PLawBench) are reported with the shipped defaults. Without --judge-url the local
  * LLM is started (scripts/local-llm, prompt cache on, 1 slot).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -23,7 +23,8 @@ import { buildGraphs } from '../../graphs/run/build-graphs.js';
 import type { ProfileName } from '../../graphs/profiles/profiles.js';
 import { startLocalLlm, type LocalLlm, type LocalLlmModel } from '../../judge/testing/local-llm.js';
 
-const THRESHOLDS = [-1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5, 3];
+const THRESHOLDS = Array.from({ length: 21 }, (_, i) => -1 + i / 4);
+const SIMILARITY_WEIGHTS = [0, 2, 4, 8];
 const quiet = { write: () => true } as unknown as NodeJS.WritableStream;
 
 interface SetSpec {
@@ -37,6 +38,7 @@ interface Measured {
   readonly set: string;
   readonly strategy: Strategy;
   readonly threshold: number | null;
+  readonly similarityWeight: number;
   readonly comparison: GraphComparison;
   readonly requests: number;
   readonly promptTokens: number;
@@ -79,8 +81,8 @@ async function main(): Promise<void> {
   let llm: LocalLlm | undefined;
   const url = values['judge-url'] ?? (llm = await startLocalLlm({ model: values.model as LocalLlmModel, ctx: 8192, cachePrompt: true, readyTimeoutMs: 10 * 60_000 })).url;
   const cache = join(out, `answers-${values.model}.sqlite`);
-  const run = async (set: SetSpec, strategy: Strategy, threshold: number, tag: string): Promise<Measured> => {
-    const settings: AnnotationSettings = { ...DEFAULT_ANNOTATION_SETTINGS, strategy, edgeThreshold: threshold };
+  const run = async (set: SetSpec, strategy: Strategy, threshold: number, tag: string, similarityWeight = DEFAULT_ANNOTATION_SETTINGS.similarityWeight): Promise<Measured> => {
+    const settings: AnnotationSettings = { ...DEFAULT_ANNOTATION_SETTINGS, strategy, edgeThreshold: threshold, similarityWeight };
     const output = join(out, `${tag}.jsonl`);
     const started = performance.now();
     const result = await buildGraphs({
@@ -102,6 +104,7 @@ async function main(): Promise<void> {
       set: set.name,
       strategy,
       threshold: strategy === 'pairwise' ? threshold : null,
+      similarityWeight,
       comparison: compareGraphs(built, reference),
       requests: t.llm_requests - t.llm_cached_requests,
       promptTokens: t.prompt_tokens,
@@ -123,13 +126,16 @@ async function main(): Promise<void> {
       const paidOdd = await run(halves[0] as SetSpec, strategy, DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, 'pw-odd-default');
       const paidEven = await run(halves[1] as SetSpec, strategy, DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, 'pw-even-default');
       for (const [tune, report, paid] of [[0, 1, paidEven], [1, 0, paidOdd]] as const) {
-        let best = { f1: -1, threshold: DEFAULT_ANNOTATION_SETTINGS.edgeThreshold };
-        for (const threshold of THRESHOLDS) {
-          const m = await run(halves[tune] as SetSpec, strategy, threshold, `pw-tune${tune}-${threshold}`);
-          const f1 = m.comparison.f1 ?? 0;
-          if (f1 > best.f1) best = { f1, threshold };
+        let best = { f1: -1, threshold: DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, weight: DEFAULT_ANNOTATION_SETTINGS.similarityWeight };
+        for (const weight of SIMILARITY_WEIGHTS) {
+          for (const threshold of THRESHOLDS) {
+            const m = await run(halves[tune] as SetSpec, strategy, threshold, `pw-tune${tune}`, weight);
+            const f1 = m.comparison.f1 ?? 0;
+            if (f1 > best.f1) best = { f1, threshold, weight };
+          }
         }
-        const m = await run(halves[report] as SetSpec, strategy, best.threshold, `pw-report${report}-${best.threshold}`);
+        process.stderr.write(`tuned on ${(halves[tune] as SetSpec).name}: threshold ${best.threshold}, similarity weight ${best.weight} (F1 ${best.f1.toFixed(3)})\n`);
+        const m = await run(halves[report] as SetSpec, strategy, best.threshold, `pw-report${report}`, best.weight);
         rows.push({ ...m, requests: paid.requests, evaluatedPromptTokens: paid.evaluatedPromptTokens, promptTokens: paid.promptTokens, completionTokens: paid.completionTokens, wallS: paid.wallS });
       }
       for (const set of others) rows.push(await run(set, strategy, DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, `pw-${set.profile}`));
@@ -142,11 +148,11 @@ async function main(): Promise<void> {
   const lines = [
     `model ${values.model}; ${new Date().toISOString()}`,
     '',
-    '| set | strategy (threshold) | edge P | edge R | edge F1 | relation acc. | role agreement | sign rule | edges / rubric (ref) | requests | prompt tokens (evaluated) | completion tokens | wall s | rows not full |',
+    '| set | strategy (threshold, similarity weight) | edge P | edge R | edge F1 | relation acc. | role agreement | sign rule | edges / rubric (ref) | requests | prompt tokens (evaluated) | completion tokens | wall s | rows not full |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map((m) => {
       const c = m.comparison;
-      return `| ${m.set} | ${m.strategy}${m.threshold === null ? '' : ` (${m.threshold})`} | ${pct(c.precision)} | ${pct(c.recall)} | ${pct(c.f1)} | ${pct(c.relationAccuracy)} | ${pct(c.nodeTypeAccuracy)} | ${pct(c.signRuleAccuracy)} | ${c.builtEdgesPerRubric?.toFixed(2) ?? 'n/a'} (${c.referenceEdgesPerRubric?.toFixed(2) ?? 'n/a'}) | ${m.requests} | ${m.promptTokens} (${m.evaluatedPromptTokens}) | ${m.completionTokens} | ${m.wallS.toFixed(0)} | ${m.notFull} |`;
+      return `| ${m.set} | ${m.strategy}${m.threshold === null ? '' : ` (${m.threshold}, ${m.similarityWeight})`} | ${pct(c.precision)} | ${pct(c.recall)} | ${pct(c.f1)} | ${pct(c.relationAccuracy)} | ${pct(c.nodeTypeAccuracy)} | ${pct(c.signRuleAccuracy)} | ${c.builtEdgesPerRubric?.toFixed(2) ?? 'n/a'} (${c.referenceEdgesPerRubric?.toFixed(2) ?? 'n/a'}) | ${m.requests} | ${m.promptTokens} (${m.evaluatedPromptTokens}) | ${m.completionTokens} | ${m.wallS.toFixed(0)} | ${m.notFull} |`;
     }),
   ];
   writeFileSync(join(out, `graph-quality-${values.model}.md`), `${lines.join('\n')}\n`);

@@ -235,9 +235,11 @@ describe('gear graph build, pairwise strategy (scripted yes/no answers)', () => 
         const child = rubrics.find((r) => r.id === e.child) as Row;
         expect(child.criterion).toMatch(/\bbonus\b/i);
       }
+      const pointsOf = new Map(rubrics.map((r) => [r.id, r.points]));
       for (const r of rubrics) {
-        const hasParent = row.reward_model.graph.edges.some((e: Row) => e.child === r.id);
-        if (r.points > 0) expect(r.tags.node_type).toBe(hasParent && !parents.has(r.id) ? 'bonus' : 'foundation');
+        const mine = (row.reward_model.graph.edges as Row[]).filter((e) => e.child === r.id);
+        const refines = mine.length > 0 && mine.every((e) => r.points <= (pointsOf.get(e.parent) as number));
+        if (r.points > 0) expect(r.tags.node_type).toBe(refines && !parents.has(r.id) ? 'bonus' : 'foundation');
       }
       expect(compileOfficialRewardModel(row.reward_model).report.droppedEdges).toEqual([]);
     }
