@@ -20,16 +20,16 @@ export interface BatchRequest {
 const PER_WORKER = 2;
 
 /**
- * Worker threads that score batches of lines for `gear aggregate` beside the main thread. A batch
- * goes to a worker with room, else the caller scores it itself; results come
- * back as promises the caller awaits in input order, so the output order is the input order.
- */
-/**
  * The worker's own module, next to this one in dist/cli/commands; from the CLI's bundle
  * (dist/cli/gear.cjs, where import.meta.url is the bundle's) it is one folder down.
  */
 const WORKER_FILE = new URL(import.meta.url.endsWith('.cjs') ? './commands/aggregate-worker.js' : './aggregate-worker.js', import.meta.url);
 
+/**
+ * Worker threads that score batches of lines for `gear aggregate` beside the main thread. A batch
+ * goes to a worker with room, else the caller scores it itself; results come
+ * back as promises the caller awaits in input order, so the output order is the input order.
+ */
 export class ScoringPool {
   private readonly workers: { worker: Worker; inFlight: number }[] = [];
   private readonly waiting = new Map<number, { resolve: (r: ScoredBatch) => void; reject: (e: unknown) => void }>();

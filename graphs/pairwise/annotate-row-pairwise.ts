@@ -135,8 +135,8 @@ export async function annotatePairwise(ctx: AnnotationContext, row: GraphRow, ta
   const hasChild = new Set(edges.map((e) => e.parent));
   const pointsOf = new Map(row.rubrics.map((r) => [r.id, r.points]));
   // A bonus refines what it builds on, so it is worth no more than its parents; a child worth more
-  // is a foundation that needs another (on the built HealthBench graphs this rule agreed with the
-  // hand roles 3-5 points more often than "every leaf with a parent is a bonus").
+  // is a foundation that needs another (on the same built HealthBench graphs this rule agrees with
+  // the hand roles about one point more often than "every leaf with a parent is a bonus").
   const refines = (r: RubricItem): boolean => (parentsOf.get(r.id) ?? []).every((p) => r.points <= (pointsOf.get(p) as number));
   const nodeTypes = new Map<string, NodeType>(
     row.rubrics.map((r) => {

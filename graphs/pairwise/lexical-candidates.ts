@@ -29,16 +29,6 @@ export function topicTerms(text: string): Set<string> {
   return terms;
 }
 
-/**
- * For each criterion, the positive-point criteria most likely to be its parent, best first: ranked
- * by shared topic terms, each weighted by how rare it is in the rubric (log(1 + K / df)) and
- * normalised by both criteria's weight, plus a small prior for a parent worth more points than the
- * child (half of it for as many): in the bundled HealthBench hand graphs 79% of parents carry at
- * least their child's points, and the prior lifts the hand edges among the top two candidates from
- * 49% / 39% to 53% / 46% (the two halves). Only positive criteria can be parents (a penalty
- * licenses nothing: the candidate rules). Ties are broken by the criterion text, then the id, so
- * the ranking does not depend on the rubric's order.
- */
 export interface ParentCandidate {
   readonly id: string;
   /** Shared topic weight in [0, 1]. */
@@ -51,6 +41,16 @@ export const POINTS_PRIOR = 0.06;
 const pointsPrior = (parent: RubricItem, child: RubricItem): number =>
   parent.points > Math.abs(child.points) ? POINTS_PRIOR : parent.points === Math.abs(child.points) ? POINTS_PRIOR / 2 : 0;
 
+/**
+ * For each criterion, the positive-point criteria most likely to be its parent, best first: ranked
+ * by shared topic terms, each weighted by how rare it is in the rubric (log(1 + K / df)) and
+ * normalised by both criteria's weight, plus a small prior for a parent worth more points than the
+ * child (half of it for as many): in the bundled HealthBench hand graphs 79% of parents carry at
+ * least their child's points, and the prior lifts the hand edges among the top two candidates from
+ * 49% / 39% to 53% / 46% (the two halves). Only positive criteria can be parents (a penalty
+ * licenses nothing: the candidate rules). Ties are broken by the criterion text, then the id, so
+ * the ranking does not depend on the rubric's order.
+ */
 export function candidateParents(rubrics: readonly RubricItem[], perChild: number): Map<string, ParentCandidate[]> {
   const terms = rubrics.map((r) => topicTerms(r.criterion));
   const df = new Map<string, number>();
@@ -71,7 +71,10 @@ export function candidateParents(rubrics: readonly RubricItem[], perChild: numbe
   const out = new Map<string, ParentCandidate[]>();
   rubrics.forEach((child, c) => {
     const ranked = rubrics
-      .map((parent, p) => ({ parent, p, similarity: similarity(c, p), score: similarity(c, p) + pointsPrior(parent, child) }))
+      .map((parent, p) => {
+        const shared = similarity(c, p);
+        return { parent, p, similarity: shared, score: shared + pointsPrior(parent, child) };
+      })
       .filter(({ parent, p }) => p !== c && parent.points > 0 && parent.id !== child.id)
       .sort((x, y) => y.score - x.score || (x.parent.criterion < y.parent.criterion ? -1 : x.parent.criterion > y.parent.criterion ? 1 : 0) || (x.parent.id < y.parent.id ? -1 : 1));
     out.set(child.id, ranked.slice(0, perChild).map((x) => ({ id: x.parent.id, similarity: x.similarity })));

@@ -115,6 +115,7 @@ _DURATIONS = ("timeout", "connect_timeout", "reconnect_deadline", "startup_timeo
 _COUNTS = ("judge_max_concurrent",)
 _RATES = ("judge_rpm", "judge_tpm")
 _FLAGS = ("metrics", "reward_router", "shared_server")
+_CHOICES = {"judgments": JUDGMENT_SOURCES, "judge_routing": ("prefix", "least-outstanding")}
 _TEXTS = ("token", "judgments_key", "judge_model", "judge_api_key", "judge_cache", "reward_router_model", "run_dir")
 
 
@@ -193,8 +194,8 @@ def _convert(name: str, value: Any, where: str, from_env: bool) -> Any:
         return _flag(value, where)
     if name == "judge_url":
         return _urls(value, where)
-    if name in ("judgments", "judge_routing"):
-        return _text(value, where, JUDGMENT_SOURCES if name == "judgments" else ("prefix", "least-outstanding"))
+    if name in _CHOICES:
+        return _text(value, where, _CHOICES[name])
     if name in _TEXTS:
         return _text(value, where)
     if name == "server_command":
