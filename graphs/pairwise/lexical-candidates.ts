@@ -71,11 +71,12 @@ export function candidateParents(rubrics: readonly RubricItem[], perChild: numbe
   const out = new Map<string, ParentCandidate[]>();
   rubrics.forEach((child, c) => {
     const ranked = rubrics
-      .map((parent, p) => {
-        const shared = similarity(c, p);
-        return { parent, p, similarity: shared, score: shared + pointsPrior(parent, child) };
-      })
+      .map((parent, p) => ({ parent, p }))
       .filter(({ parent, p }) => p !== c && parent.points > 0 && parent.id !== child.id)
+      .map(({ parent, p }) => {
+        const shared = similarity(c, p);
+        return { parent, similarity: shared, score: shared + pointsPrior(parent, child) };
+      })
       .sort((x, y) => y.score - x.score || (x.parent.criterion < y.parent.criterion ? -1 : x.parent.criterion > y.parent.criterion ? 1 : 0) || (x.parent.id < y.parent.id ? -1 : 1));
     out.set(child.id, ranked.slice(0, perChild).map((x) => ({ id: x.parent.id, similarity: x.similarity })));
   });
