@@ -13,6 +13,7 @@
  * LLM is started (scripts/local-llm, prompt cache on, 1 slot).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fixturesDir } from '../../conformance/fixtures-loader/fixtures-dir.js';
@@ -79,7 +80,7 @@ async function main(): Promise<void> {
   }
 
   let llm: LocalLlm | undefined;
-  const url = values['judge-url'] ?? (llm = await startLocalLlm({ model: values.model as LocalLlmModel, ctx: 8192, cachePrompt: true, readyTimeoutMs: 10 * 60_000 })).url;
+  const url = values['judge-url'] ?? (llm = await startLocalLlm({ model: values.model as LocalLlmModel, threads: availableParallelism(), ctx: 8192, cachePrompt: true, readyTimeoutMs: 10 * 60_000 })).url;
   const cache = join(out, `answers-${values.model}.sqlite`);
   const run = async (set: SetSpec, strategy: Strategy, threshold: number, tag: string, similarityWeight = DEFAULT_ANNOTATION_SETTINGS.similarityWeight): Promise<Measured> => {
     const settings: AnnotationSettings = { ...DEFAULT_ANNOTATION_SETTINGS, strategy, edgeThreshold: threshold, similarityWeight };

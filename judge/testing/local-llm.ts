@@ -22,7 +22,11 @@ export interface LocalLlmOptions {
   parallel?: number;
   /** Context tokens shared by all slots. Default 4096. */
   ctx?: number;
-  /** CPU threads. Default: all cores. */
+  /**
+   * CPU threads. Default 1: vitest runs two files at once on two cores, and llama.cpp's threads
+   * spin at every barrier, so a server with more threads than free cores slows about tenfold
+   * (scripts/local-llm/README.md, "Threads"); one thread keeps each server near its fair share.
+   */
   threads?: number;
   /** The server's default sampling seed (a request's `seed` overrides it). Default 42. */
   seed?: number;
@@ -103,11 +107,11 @@ export async function startLocalLlm(options: LocalLlmOptions = {}): Promise<Loca
     '--parallel', String(options.parallel ?? 1),
     '--ctx', String(options.ctx ?? 4096),
     '--seed', String(options.seed ?? 42),
+    '--threads', String(options.threads ?? 1),
     '--ready-timeout', String(Math.ceil(readyTimeoutMs / 1000)),
     // The server ends with this process even if stop() is never called (a crashed test worker).
     '--stop-on-stdin-eof',
   ];
-  if (options.threads !== undefined) args.push('--threads', String(options.threads));
   if (options.cachePrompt !== true) args.push('--no-cache-prompt');
   const child = spawn(python, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   const stderrTail: string[] = [];

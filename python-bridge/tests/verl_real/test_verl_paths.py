@@ -193,7 +193,7 @@ def test_real_local_llm_judge(server: EmbeddedServer, tokenizer_dir: str, tmp_pa
     import subprocess
 
     serve = Path(__file__).resolve().parents[3] / "scripts" / "local-llm" / "serve"
-    llm = subprocess.Popen([str(serve), "--port", "0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    llm = subprocess.Popen([str(serve), "--port", "0", "--threads", "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert llm.stdout is not None
         ready = llm.stdout.readline().strip()
