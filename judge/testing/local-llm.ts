@@ -24,8 +24,9 @@ export interface LocalLlmOptions {
   ctx?: number;
   /**
    * CPU threads. Default 1: vitest runs two files at once on two cores, and llama.cpp's threads
-   * spin at every barrier, so a server with more threads than free cores slows about tenfold
-   * (scripts/local-llm/README.md, "Threads"); one thread keeps each server near its fair share.
+   * spin at every barrier, so a server with more threads than free cores slows several times over
+   * (scripts/local-llm/README.md, its "Threads" paragraph); one thread keeps each server near its
+   * fair share.
    */
   threads?: number;
   /** The server's default sampling seed (a request's `seed` overrides it). Default 42. */
