@@ -307,3 +307,46 @@ describe('gear graph build, pairwise strategy (scripted yes/no answers)', () => 
     expect((row as Row).reward_model.graph.edges).toEqual([]);
   });
 });
+
+describe('gear graph build progress on stderr', () => {
+  const capture = () => {
+    const lines: string[] = [];
+    const stream = { write: (text: string) => lines.push(...text.split('\n').filter((l) => l !== '')) > 0 } as unknown as NodeJS.WritableStream;
+    return { lines, stream };
+  };
+  const run = (url: string, output: string, cache: string, stderr: NodeJS.WritableStream) =>
+    buildGraphs({
+      profile: 'healthbench',
+      // One request at a time, as against a one-slot llama.cpp server.
+      transport: { endpoints: [{ url, maxConcurrent: 1 }], deadlineMs: 5000 },
+      cache: { file: cache },
+      input: HEALTHBENCH,
+      output,
+      settings: { ...DEFAULT_ANNOTATION_SETTINGS, strategy: 'pairwise' },
+      concurrency: 1,
+      limit: 1,
+      stderr,
+      progressLineEveryMs: 100,
+    });
+  const answered = (line: string) => Number(/(\d+) LLM requests answered/.exec(line)?.[1]);
+
+  it('writes lines while a long row is still running, counting the answers as they come; answers replayed from the cache are not counted', async () => {
+    const s = await server(undefined, { latencyMs: 60 });
+    const dir = tmp();
+    const first = capture();
+    await run(s.url, join(dir, 'out.jsonl'), join(dir, 'answers.sqlite'), first.stream);
+    const during = first.lines.filter((l) => l.includes(' 0/1 rows'));
+    const counts = during.map(answered);
+    // The row's questions take 60 ms each, one at a time, so lines come before it ends, with rising counts.
+    expect(during.length).toBeGreaterThanOrEqual(2);
+    expect(counts.every((n, i) => i === 0 || n >= counts[i - 1]!)).toBe(true);
+    expect(counts.at(-1)!).toBeGreaterThan(counts[0]!);
+    expect(first.lines.at(-1)).toContain(' 1/1 rows');
+    expect(answered(first.lines.at(-1)!)).toBe(s.requests.length);
+
+    const again = capture();
+    await run(s.url, join(dir, 'out-again.jsonl'), join(dir, 'answers.sqlite'), again.stream);
+    expect(again.lines.at(-1)).toContain(' 1/1 rows');
+    expect(answered(again.lines.at(-1)!)).toBe(0);
+  });
+});

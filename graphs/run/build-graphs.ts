@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { JudgeCache, type JudgeCacheOptions } from '../../judge/cache/judge-cache.js';
 import { canonicalJson } from '../../judge/cache/cache-key.js';
-import { JudgeClient } from '../../judge/pipeline/judge-client.js';
+import { JudgeClient, type ChatCompleter } from '../../judge/pipeline/judge-client.js';
 import { JudgeTransport } from '../../judge/transport/judge-transport.js';
 import { parseTransportConfig, type TransportConfigInput } from '../../judge/transport/endpoint-config.js';
 import { annotateRow } from '../build/annotate-row.js';
@@ -27,6 +27,8 @@ export interface BuildGraphsArgs {
   /** Only the first N rows (0: all). */
   readonly limit: number;
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  /** How often a progress line is written when stderr is not a terminal (default 10 s). */
+  readonly progressLineEveryMs?: number;
 }
 
 export interface FailedRow {
@@ -66,7 +68,6 @@ export async function buildGraphs(args: BuildGraphsArgs): Promise<BuildResult> {
   const transport = new JudgeTransport(transportConfig);
   const cache = new JudgeCache(args.cache);
   const modelKey = [...new Set(transportConfig.endpoints.map((e) => e.model))].sort().join(',');
-  const ctx = { client: new JudgeClient(transport, modelKey, cache), profile: PROFILES[args.profile], settings: args.settings };
   const fingerprint = canonicalJson({ v: 1, profile: args.profile, model: modelKey, settings: args.settings });
 
   let inputs = await readRows(args.input);
@@ -75,7 +76,16 @@ export async function buildGraphs(args: BuildGraphsArgs): Promise<BuildResult> {
   const journal = ProgressJournal.open(journalPathFor(args.output));
   const results: (Record<string, unknown> | undefined)[] = inputs.map((_, i) => journal.done(i, keys[i] as string));
   const resumed = results.filter((r) => r !== undefined).length;
-  const progress = new BuildProgress(args.stderr, inputs.length, resumed);
+  const progress = new BuildProgress(args.stderr, inputs.length, resumed, args.progressLineEveryMs);
+  // Every answer an endpoint gives is counted as it arrives, so a row of many requests shows its pace.
+  const counted: ChatCompleter = {
+    complete: async (call) => {
+      const answer = await transport.complete(call);
+      progress.requestAnswered(answer.promptTokens + answer.completionTokens);
+      return answer;
+    },
+  };
+  const ctx = { client: new JudgeClient(counted, modelKey, cache), profile: PROFILES[args.profile], settings: args.settings };
   const failed: FailedRow[] = [];
   const todo = inputs.map((_, i) => i).filter((i) => results[i] === undefined);
   if (resumed > 0) args.stderr.write(`gear graph build: resuming: ${resumed} of ${inputs.length} rows already done (${journalPathFor(args.output)})\n`);
@@ -87,13 +97,13 @@ export async function buildGraphs(args: BuildGraphsArgs): Promise<BuildResult> {
       const annotated = await annotateRow(ctx, row);
       results[index] = annotated.row;
       journal.append({ status: 'done', index, key, row: annotated.row });
-      progress.rowDone(annotated.stats.num_graph_edges, annotated.stats.llm_requests, annotated.stats.prompt_tokens + annotated.stats.completion_tokens);
+      progress.rowDone(annotated.stats.num_graph_edges);
     } catch (error) {
       const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       failed.push({ index, error: message });
       journal.append({ status: 'failed', index, key, error: message });
       args.stderr.write(`gear graph build: row ${index + 1} failed and is skipped: ${message}\n`);
-      progress.rowFailed(0);
+      progress.rowFailed();
     }
   };
 
