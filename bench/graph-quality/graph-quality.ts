@@ -27,6 +27,8 @@ import { startLocalLlm, type LocalLlm, type LocalLlmModel } from '../../judge/te
 const THRESHOLDS = Array.from({ length: 21 }, (_, i) => -1 + i / 4);
 const SIMILARITY_WEIGHTS = [0, 2, 4, 8];
 const quiet = { write: () => true } as unknown as NodeJS.WritableStream;
+/** The build's progress lines, without the statistics tables it prints at the end (the bench prints its own). */
+const progressOnly = { write: (text: string) => (text.startsWith('gear graph build:') ? process.stderr.write(text) : true) } as unknown as NodeJS.WritableStream;
 
 interface SetSpec {
   readonly name: string;
@@ -82,7 +84,9 @@ async function main(): Promise<void> {
   let llm: LocalLlm | undefined;
   const url = values['judge-url'] ?? (llm = await startLocalLlm({ model: values.model as LocalLlmModel, threads: availableParallelism(), ctx: 8192, cachePrompt: true, readyTimeoutMs: 10 * 60_000 })).url;
   const cache = join(out, `answers-${values.model}.sqlite`);
-  const run = async (set: SetSpec, strategy: Strategy, threshold: number, tag: string, similarityWeight = DEFAULT_ANNOTATION_SETTINGS.similarityWeight): Promise<Measured> => {
+  // Paid builds run for minutes to hours, so they show the build's progress line; sweeps replay the cache in seconds.
+  const run = async (set: SetSpec, strategy: Strategy, threshold: number, tag: string, similarityWeight = DEFAULT_ANNOTATION_SETTINGS.similarityWeight, paid = false): Promise<Measured> => {
+    if (paid) process.stderr.write(`graph-quality: building ${set.name} with the ${strategy} strategy\n`);
     const settings: AnnotationSettings = { ...DEFAULT_ANNOTATION_SETTINGS, strategy, edgeThreshold: threshold, similarityWeight };
     const output = join(out, `${tag}.jsonl`);
     const started = performance.now();
@@ -95,7 +99,7 @@ async function main(): Promise<void> {
       settings,
       concurrency: 1,
       limit: 0,
-      stderr: quiet,
+      stderr: paid ? progressOnly : quiet,
     });
     const wallS = (performance.now() - started) / 1000;
     const built = (await readRows(output)).map(comparableGraph).filter((g): g is ComparableGraph => g !== undefined);
@@ -120,12 +124,12 @@ async function main(): Promise<void> {
   try {
     for (const strategy of strategies) {
       if (strategy === 'official') {
-        for (const set of [...halves, ...others]) rows.push(await run(set, 'official', DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, `official-${set.profile}-${rows.length}`));
+        for (const set of [...halves, ...others]) rows.push(await run(set, 'official', DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, `official-${set.profile}-${rows.length}`, undefined, true));
         continue;
       }
       // First pass at the default threshold pays every request (and its wall time); the sweep replays.
-      const paidOdd = await run(halves[0] as SetSpec, strategy, DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, 'pw-odd-default');
-      const paidEven = await run(halves[1] as SetSpec, strategy, DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, 'pw-even-default');
+      const paidOdd = await run(halves[0] as SetSpec, strategy, DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, 'pw-odd-default', undefined, true);
+      const paidEven = await run(halves[1] as SetSpec, strategy, DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, 'pw-even-default', undefined, true);
       for (const [tune, report, paid] of [[0, 1, paidEven], [1, 0, paidOdd]] as const) {
         let best = { f1: -1, threshold: DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, weight: DEFAULT_ANNOTATION_SETTINGS.similarityWeight };
         for (const weight of SIMILARITY_WEIGHTS) {
@@ -139,7 +143,7 @@ async function main(): Promise<void> {
         const m = await run(halves[report] as SetSpec, strategy, best.threshold, `pw-report${report}`, best.weight);
         rows.push({ ...m, requests: paid.requests, evaluatedPromptTokens: paid.evaluatedPromptTokens, promptTokens: paid.promptTokens, completionTokens: paid.completionTokens, wallS: paid.wallS });
       }
-      for (const set of others) rows.push(await run(set, strategy, DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, `pw-${set.profile}`));
+      for (const set of others) rows.push(await run(set, strategy, DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, `pw-${set.profile}`, undefined, true));
     }
   } finally {
     await llm?.stop();
