@@ -1,6 +1,6 @@
-import { describe, expect, it, beforeAll } from 'vitest';
+import { afterAll, describe, expect, it, beforeAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileOfficialRewardModel, aggregate } from '../core/index.js';
@@ -71,6 +71,7 @@ describe('gear aggregate (a real process, JSONL on stdin)', () => {
 
 describe('gear aggregate with files and options', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gear-cli-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('reads --input and writes --output; --gamma 0 makes gear equal flat', () => {
     const input = join(dir, 'in.jsonl');

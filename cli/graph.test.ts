@@ -1,7 +1,7 @@
 // `gear graph` as a real process: resume after kill -9, parquet in and out, stats / check /
 // compare, and the built rows scored by `gear aggregate` and by gear_bridge (Python).
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -47,6 +47,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await endpoint?.stop();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('gear graph build, killed with SIGKILL mid-run and run again', () => {

@@ -4,7 +4,7 @@
 // that the rows are valid, that no role contradicts a criterion's sign in the default strategy
 // (and that the official one counts every contradiction it keeps), and that the measurement is
 // consistent, never that it is high. Skipped only when GEAR_SKIP_LLM=1.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +35,7 @@ describe.skipIf(localLlmSkipped)('gear graph build on the real local LLM (SmolLM
 
   afterAll(async () => {
     await llm?.stop();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
   const build = (output: string, strategy: Strategy = 'pairwise', limit = 0) =>

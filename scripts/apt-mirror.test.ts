@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,7 @@ function mirrorOf(files: Record<string, string>): { status: number | null; stdou
   mkdirSync(join(etc, 'sources.list.d'));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(etc, name), text);
   const run = spawnSync('bash', [script], { env: { ...process.env, GEAR_APT_ETC: etc }, encoding: 'utf8' });
+  rmSync(etc, { recursive: true, force: true });
   return { status: run.status, stdout: run.stdout.trim(), stderr: run.stderr };
 }
 

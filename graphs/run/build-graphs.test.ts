@@ -1,7 +1,7 @@
 // gear graph build against a real HTTP endpoint that answers like an annotation LLM (the fake
 // OpenAI server with a scripted annotator): the pipeline, the fault paths (cut-off role replies,
 // unreadable edge replies, an endpoint that dies mid-run) and resuming from the journal.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,8 +20,10 @@ const WRITINGBENCH = join(fixturesDir(), 'writingbench', 'length_subset_first20.
 const GENERIC = join(import.meta.dirname, '..', 'fixtures', 'generic-rubrics.jsonl');
 
 const servers: FakeOpenAiServer[] = [];
+const dirs: string[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.stop()));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 async function server(answer: Parameters<typeof scriptedAnnotator>[0], extra: Parameters<typeof startFakeOpenAi>[0] = {}): Promise<FakeOpenAiServer> {
@@ -47,7 +49,11 @@ function build(url: string, input: string, output: string, options: { profile?: 
   });
 }
 
-const tmp = (): string => mkdtempSync(join(tmpdir(), 'gear-graphs-'));
+const tmp = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'gear-graphs-'));
+  dirs.push(dir);
+  return dir;
+};
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON rows read back from files, checked field by field
 type Row = Record<string, any>;
 const asked = (s: FakeOpenAiServer): AnnotationRequest[] => s.requests.map((r) => readAnnotationRequest(r.body)).filter((a): a is AnnotationRequest => a !== undefined);
