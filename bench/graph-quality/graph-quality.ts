@@ -84,9 +84,9 @@ async function main(): Promise<void> {
   let llm: LocalLlm | undefined;
   const url = values['judge-url'] ?? (llm = await startLocalLlm({ model: values.model as LocalLlmModel, threads: availableParallelism(), ctx: 8192, cachePrompt: true, readyTimeoutMs: 10 * 60_000 })).url;
   const cache = join(out, `answers-${values.model}.sqlite`);
-  // Paid builds run for minutes to hours, so they show the build's progress line; sweeps replay the cache in seconds.
-  const run = async (set: SetSpec, strategy: Strategy, threshold: number, tag: string, similarityWeight = DEFAULT_ANNOTATION_SETTINGS.similarityWeight, paid = false): Promise<Measured> => {
-    if (paid) process.stderr.write(`graph-quality: building ${set.name} with the ${strategy} strategy\n`);
+  // Builds that ask the LLM run for minutes to hours, so they show the build's progress line; the sweep replays the cache in seconds.
+  const run = async (set: SetSpec, strategy: Strategy, threshold: number, tag: string, similarityWeight = DEFAULT_ANNOTATION_SETTINGS.similarityWeight, replay = false): Promise<Measured> => {
+    if (!replay) process.stderr.write(`graph-quality: building ${set.name} with the ${strategy} strategy\n`);
     const settings: AnnotationSettings = { ...DEFAULT_ANNOTATION_SETTINGS, strategy, edgeThreshold: threshold, similarityWeight };
     const output = join(out, `${tag}.jsonl`);
     const started = performance.now();
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
       settings,
       concurrency: 1,
       limit: 0,
-      stderr: paid ? progressOnly : quiet,
+      stderr: replay ? quiet : progressOnly,
     });
     const wallS = (performance.now() - started) / 1000;
     const built = (await readRows(output)).map(comparableGraph).filter((g): g is ComparableGraph => g !== undefined);
@@ -124,26 +124,26 @@ async function main(): Promise<void> {
   try {
     for (const strategy of strategies) {
       if (strategy === 'official') {
-        for (const set of [...halves, ...others]) rows.push(await run(set, 'official', DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, `official-${set.profile}-${rows.length}`, undefined, true));
+        for (const set of [...halves, ...others]) rows.push(await run(set, 'official', DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, `official-${set.profile}-${rows.length}`));
         continue;
       }
       // First pass at the default threshold pays every request (and its wall time); the sweep replays.
-      const paidOdd = await run(halves[0] as SetSpec, strategy, DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, 'pw-odd-default', undefined, true);
-      const paidEven = await run(halves[1] as SetSpec, strategy, DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, 'pw-even-default', undefined, true);
+      const paidOdd = await run(halves[0] as SetSpec, strategy, DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, 'pw-odd-default');
+      const paidEven = await run(halves[1] as SetSpec, strategy, DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, 'pw-even-default');
       for (const [tune, report, paid] of [[0, 1, paidEven], [1, 0, paidOdd]] as const) {
         let best = { f1: -1, threshold: DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, weight: DEFAULT_ANNOTATION_SETTINGS.similarityWeight };
         for (const weight of SIMILARITY_WEIGHTS) {
           for (const threshold of THRESHOLDS) {
-            const m = await run(halves[tune] as SetSpec, strategy, threshold, `pw-tune${tune}`, weight);
+            const m = await run(halves[tune] as SetSpec, strategy, threshold, `pw-tune${tune}`, weight, true);
             const f1 = m.comparison.f1 ?? 0;
             if (f1 > best.f1) best = { f1, threshold, weight };
           }
         }
         process.stderr.write(`tuned on ${(halves[tune] as SetSpec).name}: threshold ${best.threshold}, similarity weight ${best.weight} (F1 ${best.f1.toFixed(3)})\n`);
-        const m = await run(halves[report] as SetSpec, strategy, best.threshold, `pw-report${report}`, best.weight);
+        const m = await run(halves[report] as SetSpec, strategy, best.threshold, `pw-report${report}`, best.weight, true);
         rows.push({ ...m, requests: paid.requests, evaluatedPromptTokens: paid.evaluatedPromptTokens, promptTokens: paid.promptTokens, completionTokens: paid.completionTokens, wallS: paid.wallS });
       }
-      for (const set of others) rows.push(await run(set, strategy, DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, `pw-${set.profile}`, undefined, true));
+      for (const set of others) rows.push(await run(set, strategy, DEFAULT_ANNOTATION_SETTINGS.edgeThreshold, `pw-${set.profile}`));
     }
   } finally {
     await llm?.stop();
