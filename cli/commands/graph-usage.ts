@@ -1,4 +1,7 @@
-// The usage text alone, so `gear --help` shows it without loading the graph builder.
+// The usage text alone, so `gear --help` shows it without loading the graph builder; the defaults
+// come from the settings themselves so the text cannot drift from them.
+import { DEFAULT_ANNOTATION_SETTINGS as D } from '../../graphs/build/annotation-context.js';
+
 /** Each subcommand's usage (`gear graph SUB --help`); together they are `gear graph --help`. */
 export const GRAPH_HELP: Readonly<Record<string, string>> = {
   build: `  gear graph build --profile healthbench|writingbench|plawbench|generic --judge-url URL[,URL...]
@@ -13,13 +16,15 @@ export const GRAPH_HELP: Readonly<Record<string, string>> = {
       (official vocabulary), plus gear_annotation_stats per row and
       <output stem>.annotation_summary.json.
       --strategy pairwise (default): negative points make a penalty; for each criterion, the
-      --pair-candidates (2) positive criteria sharing the most topic terms with it are asked about,
-      one yes/no question each ("does X build on Y?"), scored by the answer's P(yes) from logprobs
-      plus the topic overlap; pairs scoring >= --edge-threshold (0.5) become weak prerequisites,
-      at most --max-parents (2) per criterion; a parent is a foundation, a criterion with a parent
-      and no child a bonus. Works with small models; the server should keep a prompt cache.
+      --pair-candidates (${D.pairCandidates}) positive criteria sharing the most topic terms with it are asked
+      about, one yes/no question each ("does X build on Y?"); a pair scores logit(P(yes)), from
+      the answer's logprobs, plus ${D.similarityWeight} x the topic overlap (0-1), and pairs scoring
+      >= --edge-threshold (${D.edgeThreshold}) become weak prerequisites, at most --max-parents (${D.maxParents})
+      per criterion; a parent is a foundation, a criterion with a parent, no child and no more
+      points than its parent a bonus. Works with small models; the server should keep a prompt
+      cache.
       --strategy official: the official GEAR builder's requests (one role list per rubric, edge
-      batches of --edge-batch-size), as the paper's graphs were built; labels the sign
+      batches of --edge-batch-size, ${D.edgeBatchSize}), as the paper's graphs were built; labels the sign
       contradicts are kept and counted.
       Input rows: VERL / official GEAR rows (reward_model.rubrics), raw HealthBench rows (prompt,
       rubrics), raw WritingBench rows (query, checklist) or raw PLawBench cases (context,
