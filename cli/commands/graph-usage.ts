@@ -26,6 +26,8 @@ export const GRAPH_HELP: Readonly<Record<string, string>> = {
       --strategy official: the official GEAR builder's requests (one role list per rubric, edge
       batches of --edge-batch-size, ${D.edgeBatchSize}), as the paper's graphs were built; labels the sign
       contradicts are kept and counted.
+      --concurrency N rows are annotated at a time (4; their requests share the endpoints'
+      --max-concurrent-requests); --limit N takes the first N rows only.
       Input rows: VERL / official GEAR rows (reward_model.rubrics), raw HealthBench rows (prompt,
       rubrics), raw WritingBench rows (query, checklist) or raw PLawBench cases (context,
       question, rubrics). Resumable: finished rows go to <output>.progress.jsonl at once; a re-run
