@@ -1,6 +1,6 @@
 // The usage text alone, so `gear --help` shows it without loading the graph builder; the defaults
 // come from the settings themselves so the text cannot drift from them.
-import { DEFAULT_ANNOTATION_SETTINGS as D } from '../../graphs/build/annotation-context.js';
+import { DEFAULT_ANNOTATION_SETTINGS as D, DEFAULT_ROWS_IN_FLIGHT } from '../../graphs/build/annotation-context.js';
 
 /** Each subcommand's usage (`gear graph SUB --help`); together they are `gear graph --help`. */
 export const GRAPH_HELP: Readonly<Record<string, string>> = {
@@ -21,12 +21,12 @@ export const GRAPH_HELP: Readonly<Record<string, string>> = {
       the answer's logprobs, plus ${D.similarityWeight} x the topic overlap (0-1), and pairs scoring
       >= --edge-threshold (${D.edgeThreshold}) become weak prerequisites, at most --max-parents (${D.maxParents})
       per criterion; a parent is a foundation, a criterion with a parent, no child and no more
-      points than its parent a bonus. Works with small models; the server should keep a prompt
-      cache.
+      points than its parent a bonus. Small models can follow it (one-token answers, no JSON);
+      the server should keep a prompt cache.
       --strategy official: the official GEAR builder's requests (one role list per rubric, edge
       batches of --edge-batch-size, ${D.edgeBatchSize}), as the paper's graphs were built; labels the sign
       contradicts are kept and counted.
-      --concurrency N rows are annotated at a time (4; their requests share the endpoints'
+      --concurrency N rows are annotated at a time (${DEFAULT_ROWS_IN_FLIGHT}; their requests share the endpoints'
       --max-concurrent-requests); --limit N takes the first N rows only.
       Input rows: VERL / official GEAR rows (reward_model.rubrics), raw HealthBench rows (prompt,
       rubrics), raw WritingBench rows (query, checklist) or raw PLawBench cases (context,

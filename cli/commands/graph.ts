@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { GearError } from '../../core/index.js';
-import { DEFAULT_ANNOTATION_SETTINGS, isStrategy, STRATEGIES, type AnnotationSettings } from '../../graphs/build/annotation-context.js';
+import { DEFAULT_ANNOTATION_SETTINGS, DEFAULT_ROWS_IN_FLIGHT, isStrategy, STRATEGIES, type AnnotationSettings } from '../../graphs/build/annotation-context.js';
 import { isProfileName, PROFILE_NAMES, type ProfileName } from '../../graphs/profiles/profiles.js';
 import { JUDGE_FLAGS, judgeConfigFromFlags } from '../options/judge-flags.js';
 import { runGraphBuild } from './graph-build.js';
@@ -119,7 +119,7 @@ export async function runGraph(argv: readonly string[], io: GraphIo): Promise<nu
       input: values.input,
       output: values.output,
       settings,
-      concurrency: intFlag('--concurrency', values.concurrency, 4, 1),
+      concurrency: intFlag('--concurrency', values.concurrency, DEFAULT_ROWS_IN_FLIGHT, 1),
       limit: intFlag('--limit', values.limit, 0, 0),
       stdout: io.stdout,
       stderr: io.stderr,

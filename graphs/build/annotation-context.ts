@@ -46,6 +46,9 @@ export interface AnnotationSettings {
   readonly decoding: Omit<Decoding, 'max_tokens'>;
 }
 
+/** Rows annotated at a time by default: enough to keep a 1-slot server's prefix cache busy across rows. */
+export const DEFAULT_ROWS_IN_FLIGHT = 4;
+
 /**
  * Defaults: the official builder's batch size, decoding and truncation; budgets sized to the
  * request instead of its fixed 128 / 256 tokens (a compact role item is ~12-15 tokens, a spaced
