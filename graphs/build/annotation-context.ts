@@ -46,7 +46,7 @@ export interface AnnotationSettings {
   readonly decoding: Omit<Decoding, 'max_tokens'>;
 }
 
-/** Rows annotated at a time by default: enough to keep a 1-slot server's prefix cache busy across rows. */
+/** Rows annotated at a time by default: with 4 in flight a 1-slot llama.cpp server still reuses each rubric's cached prefix (graphs/README.md, "Measured"). */
 export const DEFAULT_ROWS_IN_FLIGHT = 4;
 
 /**
